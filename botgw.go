@@ -1,0 +1,228 @@
+// Package botgw is the shared vocabulary of the gateway: chat keys, messages,
+// inbound and outbound envelopes, and the small interfaces that have several
+// implementations (Channel, Provider, Store, Compactor). It imports only the
+// standard library; concrete types live in the sub-packages and are wired
+// together in cmd/botgw.
+package botgw
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// ChatKey names one conversation: the channel and the platform's own
+// conversation id, with the thread appended after "/" where the platform has
+// threads ("telegram:-1001234567890/42", "slack:C0123ABC/1700000000.000100").
+type ChatKey struct{ Channel, ID string }
+
+func (k ChatKey) String() string       { return k.Channel + ":" + k.ID }
+func (k ChatKey) LogValue() slog.Value { return slog.StringValue(k.String()) }
+func (k ChatKey) IsZero() bool         { return k.Channel == "" && k.ID == "" }
+
+// ParseChatKey parses "<channel>:<id>". Both parts must be non-empty and the
+// channel must be lower-case letters and digits.
+func ParseChatKey(s string) (ChatKey, error) {
+	ch, id, ok := strings.Cut(s, ":")
+	if !ok || ch == "" || id == "" {
+		return ChatKey{}, fmt.Errorf("chat key %q: want <channel>:<id>", s)
+	}
+	for _, r := range ch {
+		if (r < 'a' || r > 'z') && (r < '0' || r > '9') {
+			return ChatKey{}, fmt.Errorf("chat key %q: channel must be lower-case letters and digits", s)
+		}
+	}
+	if strings.ContainsAny(id, "{}\n\r") {
+		return ChatKey{}, fmt.Errorf("chat key %q: id must not contain braces or newlines", s)
+	}
+	return ChatKey{Channel: ch, ID: id}, nil
+}
+
+func (k ChatKey) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+func (k *ChatKey) UnmarshalText(b []byte) error {
+	p, err := ParseChatKey(string(b))
+	if err != nil {
+		return err
+	}
+	*k = p
+	return nil
+}
+
+// Role says who wrote a history message.
+type Role string
+
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	// RoleEvent is context injected by the app ("the player reached the
+	// theatre"). Providers send it as a user-side context message.
+	RoleEvent Role = "event"
+	// RoleSummary is compaction's stand-in for dropped history.
+	RoleSummary Role = "summary"
+)
+
+// Message is one entry of a conversation history.
+type Message struct {
+	Role Role      `json:"role"`
+	Text string    `json:"text,omitempty"`
+	At   time.Time `json:"at,omitzero"`
+	// ToolCalls are the calls an assistant message asked for, each with its
+	// result or error once the gateway ran it. One record per call keeps the
+	// call and its outcome together so compaction can summarise them.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// EventID and EventKey identify an event message (RoleEvent). The latest
+	// event of each key is pinned: compaction keeps it.
+	EventID  string `json:"event_id,omitempty"`
+	EventKey string `json:"event_key,omitempty"`
+	// InboundIDs are the platform message ids this user message was made of.
+	InboundIDs []string `json:"inbound_ids,omitempty"`
+}
+
+// ToolCall is one function call asked for by the model, with its outcome.
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"` // JSON object, as the model wrote it
+	Result    string `json:"result,omitempty"`
+	Error     string `json:"error,omitempty"`
+}
+
+// Event is app context pushed into a chat over the events webhook.
+type Event struct {
+	ID      string `json:"id,omitempty"`  // idempotency key
+	Key     string `json:"key,omitempty"` // replaces the previous event of this key
+	Text    string `json:"text"`
+	Respond bool   `json:"respond,omitempty"` // run a turn now and send the reply
+}
+
+// InboundKind tells the engine what an Inbound carries.
+type InboundKind string
+
+const (
+	KindText InboundKind = "text"
+	// KindUnsupported is media the gateway cannot read; the engine answers
+	// with a polite text-only notice, without the LLM.
+	KindUnsupported InboundKind = "unsupported"
+	// KindEvent is an app event (Event is set).
+	KindEvent InboundKind = "event"
+	// KindReset is an operator's reset of this chat, ordered with its input.
+	KindReset InboundKind = "reset"
+)
+
+// Inbound is one normalised message into a chat.
+type Inbound struct {
+	Chat ChatKey     `json:"chat"`
+	Kind InboundKind `json:"kind"`
+	// ID is the platform's message id (or the event id), unique within the
+	// chat; the store deduplicates on it.
+	ID       string    `json:"id"`
+	UserID   string    `json:"user,omitempty"` // platform user id of the sender
+	UserName string    `json:"name,omitempty"`
+	Text     string    `json:"text,omitempty"`
+	At       time.Time `json:"at,omitzero"`
+	Event    *Event    `json:"event,omitempty"`
+	// Meta carries adapter data the adapter needs again when it answers
+	// (a message id to reply to, a sender JID for a read receipt).
+	Meta map[string]string `json:"meta,omitempty"`
+}
+
+// Outbound is one complete reply to a chat. Delivery is at-least-once: ID is
+// stable across redeliveries so adapters may deduplicate.
+type Outbound struct {
+	Chat ChatKey           `json:"chat"`
+	ID   string            `json:"id"`
+	Text string            `json:"text"`
+	Meta map[string]string `json:"meta,omitempty"` // Meta of the inbound answered
+}
+
+// Channel sends to one chat network. Name is stable: it appears in ChatKey
+// and config.
+type Channel interface {
+	Name() string
+	// Send delivers one reply, chunked to the platform's limits, in order.
+	// It blocks until the platform accepted every part or ctx ends. It is
+	// safe for concurrent use across chats.
+	Send(ctx context.Context, m Outbound) error
+}
+
+// Deliver hands one inbound message to the gateway. It returns once the
+// message is durable (nil also for a duplicate), or an error that the
+// platform should see as "retry later".
+type Deliver func(ctx context.Context, m Inbound) error
+
+// Listener is a channel that pulls its input (long polling, websockets).
+type Listener interface {
+	// Listen blocks until ctx is done, calling deliver for each message.
+	Listen(ctx context.Context, deliver Deliver) error
+}
+
+// WebhookReceiver is a channel whose platform pushes input over HTTP. The
+// handler is mounted at /webhooks/<name> and below.
+type WebhookReceiver interface {
+	WebhookHandler(deliver Deliver) http.Handler
+}
+
+// Typer shows a "working on it" signal while a turn runs. Optional.
+type Typer interface {
+	// StartTyping starts the signal for the turn answering in and renews it
+	// until stop is called or ctx ends. It never blocks on the network.
+	StartTyping(ctx context.Context, in Inbound) (stop func())
+}
+
+// ToolSpec declares a tool the model may call.
+type ToolSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"` // JSON Schema object
+}
+
+// Request is one provider call: the system prompt (never stored), the
+// compacted history ending with the new input, and the tools on offer.
+type Request struct {
+	System   string
+	Messages []Message
+	Tools    []ToolSpec
+}
+
+// Usage is the provider-reported token count of one call.
+type Usage struct {
+	InputTokens  int `json:"in"`
+	OutputTokens int `json:"out"`
+}
+
+// Reply is a provider's answer: text, or tool calls to run first.
+type Reply struct {
+	Text      string
+	ToolCalls []ToolCall
+	Usage     Usage
+	// Provider is the ID of the provider that answered (a fallback chain
+	// reports the member that did).
+	Provider string
+}
+
+// Provider is an LLM backend.
+type Provider interface {
+	// ID names the backend and model ("openai/gpt-4o-mini"). A chat's state
+	// is locked to it.
+	ID() string
+	// Complete makes one call. It blocks until the model answered or ctx
+	// ended; errors from the vendor are *ProviderError. Safe for concurrent use.
+	Complete(ctx context.Context, req Request) (Reply, error)
+}
+
+// Compactor shrinks a history before it is sent. It never mutates h.
+type Compactor interface {
+	Compact(ctx context.Context, h []Message) ([]Message, error)
+}
+
+// CompactorFunc adapts a function to Compactor.
+type CompactorFunc func(context.Context, []Message) ([]Message, error)
+
+func (f CompactorFunc) Compact(ctx context.Context, h []Message) ([]Message, error) {
+	return f(ctx, h)
+}

@@ -1,0 +1,55 @@
+package botgw
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+var (
+	ErrNotFound    = errors.New("not found")
+	ErrBusy        = errors.New("busy")
+	ErrConflict    = errors.New("state version conflict")
+	ErrLeaseLost   = errors.New("lease lost")
+	ErrDuplicate   = errors.New("duplicate")
+	ErrUnsupported = errors.New("unsupported")
+)
+
+// ProviderError is a failed LLM call, translated from the vendor SDK's error.
+type ProviderError struct {
+	Provider   string        // provider ID
+	Status     int           // HTTP status; 0 for transport errors and timeouts
+	Code       string        // vendor error code or type, when given
+	RetryAfter time.Duration // from Retry-After, when given
+	Err        error
+}
+
+func (e *ProviderError) Error() string {
+	if e.Status == 0 {
+		return fmt.Sprintf("%s: %v", e.Provider, e.Err)
+	}
+	return fmt.Sprintf("%s: %d: %v", e.Provider, e.Status, e.Err)
+}
+
+func (e *ProviderError) Unwrap() error { return e.Err }
+
+// Retryable reports whether the same call may succeed later: rate limits,
+// server errors, timeouts and transport failures.
+func (e *ProviderError) Retryable() bool {
+	return e.Status == 0 || e.Status == 408 || e.Status == 409 || e.Status == 429 || e.Status >= 500
+}
+
+// PlatformError is a failed send to a chat platform.
+type PlatformError struct {
+	Channel    string
+	Status     int           // HTTP status, when there was one
+	RetryAfter time.Duration // from the platform's rate-limit answer
+	Permanent  bool          // retrying cannot help (blocked bot, bad chat id)
+	Err        error
+}
+
+func (e *PlatformError) Error() string {
+	return fmt.Sprintf("%s: send: %v", e.Channel, e.Err)
+}
+
+func (e *PlatformError) Unwrap() error { return e.Err }

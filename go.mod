@@ -1,0 +1,3 @@
+module github.com/botgw/botgw
+
+go 1.26

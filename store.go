@@ -1,0 +1,81 @@
+package botgw
+
+import (
+	"context"
+	"time"
+)
+
+// Snapshot is what a worker sees of a chat when it takes the chat's lease.
+type Snapshot struct {
+	Lease   string        // the lease token now held by the caller
+	Blob    []byte        // opaque state; nil when absent or expired
+	Version int64         // 0 when absent
+	TTL     time.Duration // time left on the state; 0 when absent
+	Pending []Inbound     // input not yet committed, oldest first
+	Outbox  []Outbound    // replies committed but not yet delivered, oldest first
+}
+
+// Commit is the atomic result of one turn.
+type Commit struct {
+	Lease    string        // must still be the chat's lease (fencing)
+	Version  int64         // Snapshot.Version; the commit fails with ErrConflict if it moved
+	Blob     []byte        // new state; nil deletes it
+	TTL      time.Duration // sliding expiry, refreshed by every commit
+	Consumed int           // pending entries taken from the head of the list
+	Outbox   []Outbound    // replies to deliver
+}
+
+// ChatInfo is the store's view of a chat, for operators.
+type ChatInfo struct {
+	Chat    ChatKey
+	Blob    []byte
+	Version int64
+	TTL     time.Duration
+	Pending int
+	Outbox  int
+}
+
+// Store keeps one opaque blob per chat plus its pending input, outbox and
+// lease (ARCHITECTURE.md, "Data flow of one turn"). Every method is safe for
+// concurrent use and blocks for one or a few Redis round trips.
+type Store interface {
+	// Append makes in durable at the tail of its chat's pending list and
+	// marks the chat as having work. A message whose ID the chat saw within
+	// the dedupe window is not stored again: Append returns ErrDuplicate.
+	Append(ctx context.Context, in Inbound) error
+	// Begin takes the chat's lease for owner (or keeps it, when lease is the
+	// token the caller already holds) and loads everything a turn needs.
+	// It returns ErrBusy when another worker holds the lease.
+	Begin(ctx context.Context, k ChatKey, lease string) (Snapshot, error)
+	// Renew extends the lease; ErrLeaseLost if it is no longer the caller's.
+	Renew(ctx context.Context, k ChatKey, lease string) error
+	// Commit applies c atomically: ErrLeaseLost if the lease moved,
+	// ErrConflict if the version moved; nothing is written then.
+	Commit(ctx context.Context, k ChatKey, c Commit) error
+	// Delivered removes the outbox entry id after the channel took it.
+	Delivered(ctx context.Context, k ChatKey, lease, id string) error
+	// Finish ends a worker's hold on the chat. If input or replies arrived
+	// meanwhile it keeps the lease and returns more=true; otherwise it
+	// releases the lease and clears the chat's work mark.
+	Finish(ctx context.Context, k ChatKey, lease string) (more bool, err error)
+	// Release gives the lease back without touching the work mark, so
+	// another worker may take the chat at once (shutdown, failed turn).
+	Release(ctx context.Context, k ChatKey, lease string) error
+	// Due returns up to n chats whose work mark is older than the visibility
+	// timeout (their worker died or never started) and hides them for another
+	// timeout, so one replica takes each.
+	Due(ctx context.Context, n int) ([]ChatKey, error)
+	// Info reads a chat without taking its lease; ErrNotFound if the chat has
+	// no state, pending input or outbox.
+	Info(ctx context.Context, k ChatKey) (ChatInfo, error)
+	// Reset deletes the chat's state (not its pending input or outbox).
+	Reset(ctx context.Context, k ChatKey) error
+	// List pages through chats that have state, with an opaque cursor (""
+	// starts; "" returned means done). Never blocks Redis (SCAN, not KEYS).
+	List(ctx context.Context, cursor string, n int) (chats []ChatKey, next string, err error)
+	// Once records name for ttl and reports whether it was new: replay
+	// protection and idempotency keys outside a chat.
+	Once(ctx context.Context, name string, ttl time.Duration) (bool, error)
+	// Ping checks that the store is reachable.
+	Ping(ctx context.Context) error
+}
