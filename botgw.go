@@ -226,3 +226,15 @@ type CompactorFunc func(context.Context, []Message) ([]Message, error)
 func (f CompactorFunc) Compact(ctx context.Context, h []Message) ([]Message, error) {
 	return f(ctx, h)
 }
+
+// Starter is a channel with start-up work: register its webhook, learn its
+// own ids, register commands. Optional; errors are logged, not fatal.
+type Starter interface {
+	Start(ctx context.Context) error
+}
+
+// Health reports whether a channel can send and receive now. Optional; a
+// non-nil error makes /readyz fail and names the reason.
+type Health interface {
+	Health() error
+}
