@@ -110,8 +110,6 @@ const (
 	KindUnsupported InboundKind = "unsupported"
 	// KindEvent is an app event (Event is set).
 	KindEvent InboundKind = "event"
-	// KindReset is an operator's reset of this chat, ordered with its input.
-	KindReset InboundKind = "reset"
 )
 
 // Inbound is one normalised message into a chat.
