@@ -1,0 +1,102 @@
+package slack
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// Receive modes.
+const (
+	ModeEvents = "events" // Events API over HTTPS at /webhooks/slack/events
+	ModeSocket = "socket" // Socket Mode: a websocket opened by the gateway
+)
+
+// defaultReaction is the emoji shown on a message while its reply is written.
+const defaultReaction = "hourglass_flowing_sand"
+
+// Config is the channels.slack section of the gateway's config.
+type Config struct {
+	// BotToken is the bot user OAuth token (xoxb-…).
+	BotToken string `yaml:"bot_token"`
+	// SigningSecret verifies Events API requests; required in events mode.
+	SigningSecret string `yaml:"signing_secret"`
+	// Mode is events (default) or socket.
+	Mode string `yaml:"mode"`
+	// AppToken is the app-level token (xapp-…, scope connections:write);
+	// required in socket mode.
+	AppToken string `yaml:"app_token"`
+	// APIURL is the Web API base URL ending in /api/; empty: the public one.
+	APIURL string `yaml:"api_url"`
+	// ThinkingReaction is the emoji name (without colons) added to the
+	// message being answered while the reply is written and removed after;
+	// empty: hourglass_flowing_sand; "none" turns the signal off.
+	ThinkingReaction string `yaml:"thinking_reaction"`
+}
+
+// Validate reports every problem of the section, each prefixed with its key
+// path, joined with errors.Join.
+func (c Config) Validate() error {
+	var errs []error
+	add := func(key, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("channels.slack."+key+": "+format, args...))
+	}
+	switch {
+	case c.BotToken == "":
+		add("bot_token", "required")
+	case strings.HasPrefix(c.BotToken, "xapp-"):
+		add("bot_token", "is an app-level token (xapp-…); want the bot token (xoxb-…)")
+	}
+	switch c.Mode {
+	case "", ModeEvents:
+		if c.SigningSecret == "" {
+			add("signing_secret", "required in events mode")
+		}
+	case ModeSocket:
+		if !strings.HasPrefix(c.AppToken, "xapp-") {
+			add("app_token", "required in socket mode: an app-level token (xapp-…)")
+		}
+	default:
+		add("mode", "%q: want events or socket", c.Mode)
+	}
+	if err := checkAPIURL(c.APIURL); err != nil {
+		add("api_url", "%v", err)
+	}
+	if strings.ContainsAny(c.ThinkingReaction, " \t\n") {
+		add("thinking_reaction", "%q: want an emoji name such as hourglass_flowing_sand", c.ThinkingReaction)
+	}
+	return errors.Join(errs...)
+}
+
+func checkAPIURL(s string) error {
+	if s == "" {
+		return nil
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return err
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q: want an absolute http(s) URL", s)
+	}
+	return nil
+}
+
+// withDefaults fills the optional keys.
+func (c Config) withDefaults() Config {
+	if c.Mode == "" {
+		c.Mode = ModeEvents
+	}
+	if c.APIURL != "" && !strings.HasSuffix(c.APIURL, "/") {
+		c.APIURL += "/" // slack-go appends method names directly
+	}
+	c.ThinkingReaction = strings.Trim(c.ThinkingReaction, ":")
+	switch c.ThinkingReaction {
+	case "":
+		c.ThinkingReaction = defaultReaction
+	case "none":
+		c.ThinkingReaction = ""
+	}
+	return c
+}

@@ -1,0 +1,151 @@
+package slack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/channels"
+	"github.com/slack-go/slack"
+)
+
+const (
+	// partRunes is where long replies are split: under the 4,000 characters
+	// Slack recommends for a message's text.
+	partRunes = 3500
+	// maxRunes is the most a converted part may hold; escaping grows text.
+	maxRunes = 4000
+	// rateRetries bounds how often one part waits out a rate limit.
+	rateRetries = 3
+	// maxRetryAfter caps one wait; a longer limit goes back to the engine.
+	maxRetryAfter = time.Minute
+)
+
+// Send posts m as mrkdwn into its chat's channel and thread, split into parts
+// of at most 4,000 characters, in order. If a part fails, a later Send of the
+// same reply (same ID) resumes after the parts already posted.
+func (a *adapter) Send(ctx context.Context, m botgw.Outbound) error {
+	to, ok := target(m.Chat)
+	if !ok {
+		return &botgw.PlatformError{Channel: name, Permanent: true,
+			Err: fmt.Errorf("chat %s: not a slack chat", m.Chat)}
+	}
+	parts := split(m.Text, partRunes)
+	for i := a.sent.next(m.ID); i < len(parts); i++ {
+		if err := a.post(ctx, to, parts[i]); err != nil {
+			return platformError(fmt.Errorf("post part %d of %d to %s: %w", i+1, len(parts), m.Chat, err))
+		}
+		a.sent.done(m.ID, i+1, len(parts))
+	}
+	return nil
+}
+
+// split cuts Markdown into parts and converts each part; a part that grew
+// past maxRunes in conversion is cut again, smaller. Blank parts are dropped.
+func split(md string, limit int) []string {
+	var out []string
+	for _, raw := range channels.Split(md, limit) {
+		part := mrkdwn(raw)
+		switch {
+		case utf8.RuneCountInString(part) > maxRunes && limit > 100:
+			out = append(out, split(raw, limit/2)...)
+		case strings.TrimSpace(part) != "":
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+// post sends one part with chat.postMessage, waiting out rate limits.
+func (a *adapter) post(ctx context.Context, to dest, text string) error {
+	opts := []slack.MsgOption{slack.MsgOptionText(text, false)}
+	if to.thread != "" {
+		opts = append(opts, slack.MsgOptionTS(to.thread))
+	}
+	for attempt := 0; ; attempt++ {
+		_, _, err := a.api.PostMessageContext(ctx, to.channel, opts...)
+		rl, limited := errors.AsType[*slack.RateLimitedError](err)
+		if !limited || attempt == rateRetries || rl.RetryAfter > maxRetryAfter {
+			return err
+		}
+		a.log.Info("slack rate limit: waiting", "chat", to.chat, "retry_after", rl.RetryAfter)
+		if err := sleep(ctx, rl.RetryAfter); err != nil {
+			return err
+		}
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// permanentCodes are Web API error codes that no retry can fix.
+var permanentCodes = []string{
+	"channel_not_found", "not_in_channel", "is_archived", "msg_too_long",
+	"no_text", "invalid_auth", "not_authed", "account_inactive", "token_revoked",
+	"token_expired", "missing_scope", "restricted_action", "cannot_reply_to_message",
+	"invalid_thread_ts", "thread_not_found", "team_access_not_granted",
+}
+
+// platformError translates a slack-go error into a *botgw.PlatformError.
+func platformError(err error) error {
+	pe := &botgw.PlatformError{Channel: name, Err: err}
+	if rl, ok := errors.AsType[*slack.RateLimitedError](err); ok {
+		pe.Status, pe.RetryAfter = http.StatusTooManyRequests, rl.RetryAfter
+	}
+	if se, ok := errors.AsType[slack.SlackErrorResponse](err); ok {
+		pe.Status, pe.Permanent = http.StatusOK, slices.Contains(permanentCodes, se.Err)
+	}
+	if sc, ok := errors.AsType[slack.StatusCodeError](err); ok {
+		pe.Status = sc.Code
+		pe.Permanent = sc.Code >= 400 && sc.Code < 500 &&
+			sc.Code != http.StatusRequestTimeout && sc.Code != http.StatusTooManyRequests
+	}
+	return pe
+}
+
+// progress remembers how many parts of a reply were posted, so a retried
+// Send does not repeat them. It is per process and bounded; a reply retried
+// on another replica starts again from its first part.
+type progress struct {
+	mu    sync.Mutex
+	parts map[string]int
+}
+
+const maxProgress = 1024
+
+func (p *progress) next(id string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.parts[id]
+}
+
+func (p *progress) done(id string, n, total int) {
+	if id == "" {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n == total {
+		delete(p.parts, id)
+		return
+	}
+	if len(p.parts) >= maxProgress {
+		clear(p.parts)
+	}
+	p.parts[id] = n
+}

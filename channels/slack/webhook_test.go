@@ -1,0 +1,302 @@
+package slack
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/botgw/botgw"
+)
+
+// recorder is a botgw.Deliver that keeps what it was given and, like the
+// store, stores a chat's message ID once.
+type recorder struct {
+	mu   sync.Mutex
+	all  []botgw.Inbound
+	kept []botgw.Inbound
+	err  error
+}
+
+func (r *recorder) deliver(_ context.Context, in botgw.Inbound) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err != nil {
+		return r.err
+	}
+	r.all = append(r.all, in)
+	for _, k := range r.kept {
+		if k.Chat == in.Chat && k.ID == in.ID {
+			return nil // duplicate: stored once
+		}
+	}
+	r.kept = append(r.kept, in)
+	return nil
+}
+
+func (r *recorder) stored() []botgw.Inbound {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]botgw.Inbound(nil), r.kept...)
+}
+
+func sample(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// signedRequest builds an Events API POST signed the way Slack signs it.
+func signedRequest(body []byte, at time.Time, secret string) *http.Request {
+	req := httptest.NewRequest(http.MethodPost, EventsPath, strings.NewReader(string(body)))
+	ts := strconv.FormatInt(at.Unix(), 10)
+	mac := hmac.New(sha256.New, []byte(secret))
+	fmt.Fprintf(mac, "v0:%s:%s", ts, body)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Slack-Request-Timestamp", ts)
+	req.Header.Set("X-Slack-Signature", "v0="+hex.EncodeToString(mac.Sum(nil)))
+	return req
+}
+
+// postSample sends one signed sample to the handler and returns the response.
+func postSample(t testing.TB, h http.Handler, name string) *httptest.ResponseRecorder {
+	t.Helper()
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, signedRequest(sample(t, name), time.Now(), testSecret))
+	return w
+}
+
+func newHandler(t testing.TB) (http.Handler, *recorder, *fakeSlack) {
+	f := newFakeSlack(t)
+	rec := &recorder{}
+	return newTestAdapter(t, f).WebhookHandler(rec.deliver), rec, f
+}
+
+func TestWebhookDeliversDirectMessage(t *testing.T) {
+	h, rec, _ := newHandler(t)
+	if w := postSample(t, h, "dm_message"); w.Code != http.StatusOK {
+		t.Fatalf("status %d, want 200", w.Code)
+	}
+	got := rec.stored()
+	if len(got) != 1 {
+		t.Fatalf("stored %d messages, want 1", len(got))
+	}
+	want := botgw.Inbound{
+		Chat: botgw.ChatKey{Channel: "slack", ID: "D024BE91L"}, Kind: botgw.KindText,
+		ID: "1700000000.000100", UserID: "U061F7AUR",
+		Text: "Where is the Harrogate Theatre? Is it <5 min & open?",
+		At:   time.Unix(1700000000, 100_000).UTC(),
+	}
+	if g := got[0]; g.Chat != want.Chat || g.ID != want.ID || g.UserID != want.UserID ||
+		g.Text != want.Text || g.Kind != want.Kind || !g.At.Equal(want.At) {
+		t.Errorf("inbound = %+v\nwant %+v", g, want)
+	}
+}
+
+func TestWebhookMentionIsAnsweredInItsThread(t *testing.T) {
+	f := newFakeSlack(t)
+	ch := newTestAdapter(t, f)
+	rec := &recorder{}
+	postSample(t, ch.WebhookHandler(rec.deliver), "app_mention")
+	got := rec.stored()
+	if len(got) != 1 {
+		t.Fatalf("stored %d messages, want 1", len(got))
+	}
+	in := got[0]
+	if in.Chat.String() != "slack:C0LAN2Q65/1700000100.000200" {
+		t.Errorf("chat = %s, want the thread the mention starts", in.Chat)
+	}
+	if in.Text != "where can I get coffee near the theatre?" {
+		t.Errorf("text = %q, want the mention stripped", in.Text)
+	}
+	if err := ch.Send(t.Context(), botgw.Outbound{Chat: in.Chat, ID: "r1", Text: "Try **Bean & Leaf**."}); err != nil {
+		t.Fatal(err)
+	}
+	posts := f.Posts()
+	if len(posts) != 1 {
+		t.Fatalf("%d posts, want 1", len(posts))
+	}
+	form := posts[0].Form
+	if form.Get("channel") != "C0LAN2Q65" || form.Get("thread_ts") != "1700000100.000200" {
+		t.Errorf("posted to channel %q thread %q, want C0LAN2Q65 thread 1700000100.000200", form.Get("channel"), form.Get("thread_ts"))
+	}
+	if form.Get("text") != "Try *Bean &amp; Leaf*." {
+		t.Errorf("text = %q, want mrkdwn", form.Get("text"))
+	}
+}
+
+func TestWebhookThreadFollowUpHasItsOwnChat(t *testing.T) {
+	h, rec, _ := newHandler(t)
+	postSample(t, h, "dm_message")
+	postSample(t, h, "app_mention")
+	postSample(t, h, "thread_mention")
+	got := rec.stored()
+	if len(got) != 3 {
+		t.Fatalf("stored %d messages, want 3", len(got))
+	}
+	follow := got[2]
+	if follow.Chat.String() != "slack:C0LAN2Q65/1700000100.000200" {
+		t.Errorf("follow-up chat = %s, want the thread's", follow.Chat)
+	}
+	if follow.Chat == got[0].Chat {
+		t.Error("thread follow-up shares the DM's chat")
+	}
+	if follow.Chat.ID == "C0LAN2Q65" {
+		t.Error("thread follow-up shares the channel's chat")
+	}
+}
+
+func TestWebhookRefusesBadRequests(t *testing.T) {
+	body := sample(t, "dm_message")
+	tests := []struct {
+		name string
+		req  *http.Request
+	}{
+		{"wrong secret", signedRequest(body, time.Now(), "not-the-secret")},
+		{"ten minutes old", signedRequest(body, time.Now().Add(-10*time.Minute), testSecret)},
+		{"from the future", signedRequest(body, time.Now().Add(10*time.Minute), testSecret)},
+		{"no signature", httptest.NewRequest(http.MethodPost, EventsPath, strings.NewReader(string(body)))},
+		{"body changed", func() *http.Request {
+			r := signedRequest(body, time.Now(), testSecret)
+			r.Body = httptest.NewRequest(http.MethodPost, EventsPath, strings.NewReader(strings.Replace(string(body), "Theatre", "Casino", 1))).Body
+			return r
+		}()},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h, rec, _ := newHandler(t)
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, tc.req)
+			if w.Code != http.StatusUnauthorized {
+				t.Errorf("status %d, want 401", w.Code)
+			}
+			if n := len(rec.stored()); n != 0 {
+				t.Errorf("%d messages stored, want none", n)
+			}
+		})
+	}
+}
+
+func TestWebhookRedeliveriesMapToOneMessage(t *testing.T) {
+	h, rec, _ := newHandler(t)
+	postSample(t, h, "dm_message")
+	postSample(t, h, "dm_message")
+	retry := signedRequest(sample(t, "dm_message"), time.Now(), testSecret)
+	retry.Header.Set("X-Slack-Retry-Num", "1")
+	retry.Header.Set("X-Slack-Retry-Reason", "http_timeout")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, retry)
+	if w.Code != http.StatusOK {
+		t.Fatalf("retry status %d, want 200", w.Code)
+	}
+	if len(rec.all) != 3 || len(rec.stored()) != 1 {
+		t.Errorf("delivered %d, stored %d; want 3 deliveries of one message", len(rec.all), len(rec.stored()))
+	}
+}
+
+func TestWebhookMentionAndMessageCopiesAreOneMessage(t *testing.T) {
+	h, rec, _ := newHandler(t)
+	postSample(t, h, "dm_mention")
+	postSample(t, h, "dm_mention_message")
+	got := rec.stored()
+	if len(got) != 1 {
+		t.Fatalf("stored %d messages, want the two copies stored once", len(got))
+	}
+	if got[0].Text != "/reset" || got[0].Chat.String() != "slack:D024BE91L" {
+		t.Errorf("got %q in %s, want /reset in slack:D024BE91L", got[0].Text, got[0].Chat)
+	}
+}
+
+func TestWebhookIgnoresWhatItDoesNotRead(t *testing.T) {
+	for _, name := range []string{"own_bot_message", "other_bot_message", "message_changed", "channel_join", "unknown_event"} {
+		t.Run(name, func(t *testing.T) {
+			h, rec, _ := newHandler(t)
+			if w := postSample(t, h, name); w.Code != http.StatusOK {
+				t.Errorf("status %d, want 200 so Slack does not retry", w.Code)
+			}
+			if n := len(rec.all); n != 0 {
+				t.Errorf("%d messages delivered, want none", n)
+			}
+		})
+	}
+}
+
+func TestWebhookFileWithoutTextIsUnsupported(t *testing.T) {
+	h, rec, _ := newHandler(t)
+	postSample(t, h, "file_share")
+	got := rec.stored()
+	if len(got) != 1 || got[0].Kind != botgw.KindUnsupported {
+		t.Fatalf("got %+v, want one unsupported inbound", got)
+	}
+}
+
+func TestWebhookAnswersURLVerification(t *testing.T) {
+	h, _, _ := newHandler(t)
+	w := postSample(t, h, "url_verification")
+	want := "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P"
+	if w.Code != http.StatusOK || w.Body.String() != want {
+		t.Errorf("got %d %q, want 200 %q", w.Code, w.Body.String(), want)
+	}
+}
+
+func TestWebhookAsksForRetryWhenNotStored(t *testing.T) {
+	h, rec, _ := newHandler(t)
+	rec.err = errors.New("redis down")
+	if w := postSample(t, h, "dm_message"); w.Code != http.StatusServiceUnavailable {
+		t.Errorf("status %d, want 503", w.Code)
+	}
+}
+
+func TestWebhookRoutes(t *testing.T) {
+	h, _, _ := newHandler(t)
+	for _, tc := range []struct {
+		method, path string
+		want         int
+	}{
+		{http.MethodGet, EventsPath, http.StatusMethodNotAllowed},
+		{http.MethodPost, "/webhooks/slack/other", http.StatusNotFound},
+	} {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(tc.method, tc.path, nil))
+		if w.Code != tc.want {
+			t.Errorf("%s %s: status %d, want %d", tc.method, tc.path, w.Code, tc.want)
+		}
+	}
+}
+
+// BenchmarkWebhookAck measures the time to acknowledge a signed event with a
+// deliver that only appends to a slice: no provider is involved.
+func BenchmarkWebhookAck(b *testing.B) {
+	f := newFakeSlack(b)
+	var got []botgw.Inbound
+	h := newTestAdapter(b, f).WebhookHandler(func(_ context.Context, in botgw.Inbound) error {
+		got = append(got, in)
+		return nil
+	})
+	body := sample(b, "app_mention")
+	b.ReportAllocs()
+	for b.Loop() {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, signedRequest(body, time.Now(), testSecret))
+		if w.Code != http.StatusOK {
+			b.Fatalf("status %d", w.Code)
+		}
+	}
+	if len(got) == 0 {
+		b.Fatal("nothing delivered")
+	}
+}
