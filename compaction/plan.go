@@ -1,0 +1,196 @@
+package compaction
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/botgw/botgw"
+)
+
+// plan decides, oldest first, which parts of a history to drop. Loose
+// messages and tool summaries always come before the kept exchanges, so two
+// cursors that only move forward find the next candidates.
+type plan struct {
+	parts []part
+	c     Counter // nil: costs are not tracked (count-based strategies)
+
+	total     int // cost of everything kept
+	loose     int // cost of the kept loose messages and tool summaries
+	looseN    int // and their number
+	exchanges int // exchanges kept
+	newest    int // index of the newest exchange in parts; -1 when none
+
+	nextLoose, nextExchange int
+	changed                 bool
+}
+
+func newPlan(h []botgw.Message, c Counter) *plan {
+	parts, stale := split(h)
+	p := &plan{parts: parts, c: c, newest: -1, changed: stale}
+	for i := range parts {
+		pt := &parts[i]
+		pt.cost = p.costAll(pt.msgs)
+		p.total += pt.cost
+		switch pt.kind {
+		case loose:
+			p.loose += pt.cost
+			p.looseN++
+		case exchange:
+			pt.pinCost = p.costAll(pt.pins)
+			p.exchanges++
+			p.newest = i
+		}
+	}
+	return p
+}
+
+func (p *plan) costAll(ms []botgw.Message) int {
+	if p.c == nil {
+		return 0
+	}
+	return CountMessages(p.c, ms)
+}
+
+// trim drops the oldest parts while over reports true: first loose messages
+// while tooLoose reports true, then exchanges but the newest, then the
+// remaining loose messages. It stops when nothing is left to drop.
+func (p *plan) trim(over, tooLoose func() bool) {
+	for over() {
+		if tooLoose() && p.dropLoose() {
+			continue
+		}
+		if p.dropExchange() || p.dropLoose() {
+			continue
+		}
+		return
+	}
+}
+
+// dropLoose drops the oldest loose message or tool summary.
+func (p *plan) dropLoose() bool {
+	for ; p.nextLoose < len(p.parts); p.nextLoose++ {
+		pt := &p.parts[p.nextLoose]
+		switch {
+		case pt.kind == exchange && pt.state == kept:
+			return false
+		case pt.kind == loose && pt.state == kept:
+			p.forgetLoose(pt, pt.cost)
+			return true
+		case pt.kind == exchange && pt.state == summarised:
+			p.forgetLoose(pt, pt.residueCost)
+			return true
+		}
+	}
+	return false
+}
+
+func (p *plan) forgetLoose(pt *part, cost int) {
+	pt.state = gone
+	p.total -= cost
+	p.loose -= cost
+	p.looseN--
+	p.nextLoose++
+	p.changed = true
+}
+
+// dropExchange replaces the oldest exchange but the newest by its tool
+// summary and pinned events.
+func (p *plan) dropExchange() bool {
+	for ; p.nextExchange < p.newest; p.nextExchange++ {
+		if pt := &p.parts[p.nextExchange]; pt.kind == exchange {
+			p.summarise(pt)
+			p.nextExchange++
+			return true
+		}
+	}
+	return false
+}
+
+func (p *plan) summarise(pt *part) {
+	p.total += pt.pinCost - pt.cost
+	p.exchanges--
+	p.changed = true
+	line := toolSummary(pt.msgs)
+	if line == "" {
+		pt.state = gone
+		return
+	}
+	pt.state = summarised
+	pt.residue = botgw.Message{Role: botgw.RoleSummary, Text: line, At: pt.msgs[0].At}
+	pt.residueCost = p.costAll([]botgw.Message{pt.residue})
+	p.total += pt.residueCost
+	p.loose += pt.residueCost
+	p.looseN++
+}
+
+// output assembles what the plan kept, in order; h itself when nothing
+// changed.
+func (p *plan) output(h []botgw.Message) []botgw.Message {
+	if !p.changed {
+		return slices.Clip(h)
+	}
+	b := builder{c: p.c, out: make([]botgw.Message, 0, len(h))}
+	for i := range p.parts {
+		pt := &p.parts[i]
+		switch {
+		case pt.state == kept:
+			b.add(pt.msgs...)
+		case pt.state == summarised:
+			b.lines = append(b.lines, pt)
+			b.add(pt.pins...)
+		default:
+			b.add(pt.pins...)
+		}
+	}
+	b.flush()
+	return b.out
+}
+
+// builder appends messages, merging consecutive tool summaries into one.
+type builder struct {
+	c     Counter
+	out   []botgw.Message
+	lines []*part // summarised exchanges whose summaries are not yet out
+}
+
+func (b *builder) add(ms ...botgw.Message) {
+	if len(ms) == 0 {
+		return
+	}
+	b.flush()
+	b.out = append(b.out, ms...)
+}
+
+// flush writes the pending tool summaries as one message.
+func (b *builder) flush() {
+	switch len(b.lines) {
+	case 0:
+		return
+	case 1:
+		b.out = append(b.out, b.lines[0].residue)
+	default:
+		b.out = append(b.out, b.merge()...)
+	}
+	b.lines = b.lines[:0]
+}
+
+// merge joins the pending tool summaries into one message, unless that would
+// cost more than the separate messages a budget was computed on.
+func (b *builder) merge() []botgw.Message {
+	merged := b.lines[0].residue
+	texts := make([]string, len(b.lines))
+	cost := 0
+	for i, pt := range b.lines {
+		texts[i] = pt.residue.Text
+		cost += pt.residueCost
+	}
+	merged.Text = strings.Join(texts, "\n")
+	if b.c == nil || countMessage(b.c, merged) <= cost {
+		return []botgw.Message{merged}
+	}
+	separate := make([]botgw.Message, len(b.lines))
+	for i, pt := range b.lines {
+		separate[i] = pt.residue
+	}
+	return separate
+}
