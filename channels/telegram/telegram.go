@@ -1,0 +1,115 @@
+// Package telegram is the Telegram channel of the gateway, built on
+// github.com/go-telegram/bot. It receives updates over a webhook
+// (POST /webhooks/telegram, any number of replicas) or by long polling (one
+// poller per bot token), normalises messages into botgw.Inbound, and sends
+// replies converted from Markdown to Telegram HTML, split to Telegram's
+// 4096-character limit, paced by a per-chat token bucket.
+//
+// Chat keys are "telegram:<chat id>" and, for forum topics,
+// "telegram:<chat id>/<message thread id>". Edited messages, channel posts
+// and messages from bots are ignored.
+package telegram
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-telegram/bot"
+
+	"github.com/botgw/botgw"
+)
+
+// Name is the channel name: the prefix of chat keys and the config key.
+const Name = "telegram"
+
+// Adapter sends to Telegram and normalises its updates. New wraps it in a
+// type that adds exactly one receive mode.
+type Adapter struct {
+	cfg       Config
+	publicURL string
+	log       *slog.Logger
+	bot       *bot.Bot
+	botID     int64
+	username  atomic.Pointer[string] // learned from getMe in Start
+	healthErr atomic.Pointer[error]  // last polling failure, nil once a poll succeeds
+	limiter   *limiter
+	apiURL    string
+	poll      *http.Client
+	pollWait  time.Duration // long-poll timeout asked of getUpdates
+	// sleep waits d or until ctx ends; tests replace it to skip real waits.
+	sleep func(ctx context.Context, d time.Duration) error
+}
+
+// webhookChannel is the Adapter in webhook mode (botgw.WebhookReceiver).
+type webhookChannel struct{ *Adapter }
+
+// pollingChannel is the Adapter in long-polling mode (botgw.Listener).
+type pollingChannel struct{ *Adapter }
+
+var (
+	_ botgw.Channel         = webhookChannel{}
+	_ botgw.WebhookReceiver = webhookChannel{}
+	_ botgw.Starter         = webhookChannel{}
+	_ botgw.Typer           = webhookChannel{}
+	_ botgw.Channel         = pollingChannel{}
+	_ botgw.Listener        = pollingChannel{}
+	_ botgw.Starter         = pollingChannel{}
+	_ botgw.Typer           = pollingChannel{}
+)
+
+const publicAPI = "https://api.telegram.org"
+
+// New builds the channel for cfg without any network call. publicURL is the
+// gateway's top-level public_url: in webhook mode Start registers
+// publicURL+"/webhooks/telegram" with Telegram. The result is a
+// botgw.WebhookReceiver in webhook mode and a botgw.Listener in polling mode.
+func New(cfg Config, publicURL string, log *slog.Logger) (botgw.Channel, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	a := &Adapter{
+		cfg:       cfg,
+		publicURL: strings.TrimRight(publicURL, "/"),
+		log:       log.With("channel", Name),
+		limiter:   newLimiter(cfg.rate(), cfg.burst()),
+		apiURL:    publicAPI,
+		poll:      &http.Client{},
+		pollWait:  30 * time.Second,
+		sleep:     sleepCtx,
+	}
+	if cfg.APIURL != "" {
+		a.apiURL = strings.TrimRight(cfg.APIURL, "/")
+	}
+	b, err := bot.New(cfg.Token, bot.WithSkipGetMe(), bot.WithServerURL(a.apiURL),
+		bot.WithErrorsHandler(func(err error) { a.log.Error("telegram library", "err", err) }))
+	if err != nil {
+		return nil, fmt.Errorf("telegram bot: %w", err)
+	}
+	a.bot, a.botID = b, b.ID()
+	if cfg.mode() == ModePolling {
+		return pollingChannel{a}, nil
+	}
+	return webhookChannel{a}, nil
+}
+
+// Name returns "telegram".
+func (a *Adapter) Name() string { return Name }
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,65 @@
+package telegram
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"io"
+	"net/http"
+
+	"github.com/go-telegram/bot/models"
+
+	"github.com/botgw/botgw"
+)
+
+const (
+	// WebhookPath is where the gateway serves Telegram's updates.
+	WebhookPath  = "/webhooks/" + Name
+	secretHeader = "X-Telegram-Bot-Api-Secret-Token"
+	maxBody      = 1 << 20
+)
+
+// WebhookHandler serves POST /webhooks/telegram. It answers 401 to a wrong
+// secret token, 400 to a body that is not an Update, 503 when deliver could
+// not store the message (Telegram then redelivers it), and 200 once the
+// message is durable or ignored.
+func (c webhookChannel) WebhookHandler(deliver botgw.Deliver) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != WebhookPath {
+			http.NotFound(w, r)
+			return
+		}
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			writeError(w, http.StatusMethodNotAllowed, "method: want POST")
+			return
+		}
+		if !c.validSecret(r.Header.Get(secretHeader)) {
+			writeError(w, http.StatusUnauthorized, secretHeader+": wrong or missing secret token")
+			return
+		}
+		var u models.Update
+		if err := json.NewDecoder(io.LimitReader(r.Body, maxBody)).Decode(&u); err != nil {
+			writeError(w, http.StatusBadRequest, "body: want a Telegram Update as JSON")
+			return
+		}
+		in, ok := c.normalize(&u)
+		if ok {
+			if err := deliver(r.Context(), in); err != nil {
+				c.log.Error("deliver telegram update", "chat", in.Chat, "err", err)
+				writeError(w, http.StatusServiceUnavailable, "message not stored, retry later")
+				return
+			}
+		}
+		w.WriteHeader(http.StatusOK)
+	})
+}
+
+func (c webhookChannel) validSecret(got string) bool {
+	return subtle.ConstantTimeCompare([]byte(got), []byte(c.cfg.WebhookSecret)) == 1
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]string{"error": msg})
+}

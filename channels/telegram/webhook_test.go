@@ -1,0 +1,166 @@
+package telegram
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/botgw/botgw"
+)
+
+// post sends body to the webhook handler like Telegram does.
+func post(t *testing.T, h http.Handler, secret string, body []byte) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodPost, WebhookPath, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if secret != "" {
+		req.Header.Set(secretHeader, secret)
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	return w
+}
+
+func webhookOf(t *testing.T, ta *testAdapter, rec *recorder) http.Handler {
+	t.Helper()
+	wr, ok := ta.ch.(botgw.WebhookReceiver)
+	if !ok {
+		t.Fatal("webhook mode channel is not a botgw.WebhookReceiver")
+	}
+	return wr.WebhookHandler(rec.deliver)
+}
+
+func TestWebhookPrivateTurn(t *testing.T) {
+	ta := newTestAdapter(t, Config{}, "")
+	rec := &recorder{}
+	w := post(t, webhookOf(t, ta, rec), testSecret, readSample(t, "private_text.json"))
+	if w.Code != http.StatusOK {
+		t.Fatalf("status %d, want 200", w.Code)
+	}
+	stored, _ := rec.snapshot()
+	if len(stored) != 1 {
+		t.Fatalf("stored %d inbound, want 1", len(stored))
+	}
+	in := stored[0]
+	if in.Chat.String() != "telegram:123456789" || in.ID != "1337" || in.UserID != "123456789" ||
+		in.Kind != botgw.KindText || in.Text != "Where is the next clue?" || in.UserName != "ada_l" {
+		t.Errorf("inbound = %+v", in)
+	}
+	if in.At.Unix() != 1732270000 {
+		t.Errorf("At = %v, want the message date", in.At)
+	}
+}
+
+func TestWebhookDuplicateUpdateStoredOnce(t *testing.T) {
+	ta := newTestAdapter(t, Config{}, "")
+	rec := &recorder{}
+	h := webhookOf(t, ta, rec)
+	for range 2 {
+		if w := post(t, h, testSecret, readSample(t, "private_text.json")); w.Code != http.StatusOK {
+			t.Fatalf("status %d, want 200", w.Code)
+		}
+	}
+	stored, calls := rec.snapshot()
+	if calls != 2 || len(stored) != 1 {
+		t.Errorf("deliver called %d times and stored %d messages; want 2 calls with the same ID, 1 stored", calls, len(stored))
+	}
+}
+
+func TestWebhookRejectsWrongSecret(t *testing.T) {
+	ta := newTestAdapter(t, Config{}, "")
+	rec := &recorder{}
+	h := webhookOf(t, ta, rec)
+	for _, secret := range []string{"", "wrong", testSecret + "x"} {
+		w := post(t, h, secret, readSample(t, "private_text.json"))
+		if w.Code != http.StatusUnauthorized {
+			t.Errorf("secret %q: status %d, want 401", secret, w.Code)
+		}
+	}
+	if _, calls := rec.snapshot(); calls != 0 {
+		t.Errorf("deliver called %d times after bad secrets, want 0", calls)
+	}
+}
+
+func TestWebhookDeliverFailureAsksForRetry(t *testing.T) {
+	ta := newTestAdapter(t, Config{}, "")
+	rec := &recorder{err: errors.New("redis down")}
+	w := post(t, webhookOf(t, ta, rec), testSecret, readSample(t, "private_text.json"))
+	if w.Code != http.StatusServiceUnavailable {
+		t.Errorf("status %d, want 503 so Telegram redelivers", w.Code)
+	}
+}
+
+func TestWebhookBadRequests(t *testing.T) {
+	ta := newTestAdapter(t, Config{}, "")
+	h := webhookOf(t, ta, &recorder{})
+	w := post(t, h, testSecret, []byte(`{"update_id": "not a number"`))
+	if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), `"error":"body:`) {
+		t.Errorf("bad JSON: status %d body %s, want 400 naming the body", w.Code, w.Body)
+	}
+	req := httptest.NewRequest(http.MethodGet, WebhookPath, nil)
+	rw := httptest.NewRecorder()
+	h.ServeHTTP(rw, req)
+	if rw.Code != http.StatusMethodNotAllowed {
+		t.Errorf("GET: status %d, want 405", rw.Code)
+	}
+	req = httptest.NewRequest(http.MethodPost, WebhookPath+"/other", nil)
+	rw = httptest.NewRecorder()
+	h.ServeHTTP(rw, req)
+	if rw.Code != http.StatusNotFound {
+		t.Errorf("other path: status %d, want 404", rw.Code)
+	}
+}
+
+// TestWebhookGroupMentionAnsweredAsReply follows a group turn end to end:
+// a message without a mention is ignored, one with a mention is delivered
+// and its answer is sent to the group as a reply to it.
+func TestWebhookGroupMentionAnsweredAsReply(t *testing.T) {
+	ta := newTestAdapter(t, Config{}, "")
+	rec := &recorder{}
+	h := webhookOf(t, ta, rec)
+	for _, name := range []string{"group_no_mention.json", "group_mention.json"} {
+		if w := post(t, h, testSecret, readSample(t, name)); w.Code != http.StatusOK {
+			t.Fatalf("%s: status %d, want 200", name, w.Code)
+		}
+	}
+	stored, _ := rec.snapshot()
+	if len(stored) != 1 || stored[0].ID != "2202" || stored[0].Text != "where do we go next?" {
+		t.Fatalf("stored %+v, want only the mention, without the mention text", stored)
+	}
+	in := stored[0]
+	err := ta.ch.Send(t.Context(), botgw.Outbound{Chat: in.Chat, ID: "r1", Text: "To the **Pump Room**!", Meta: in.Meta})
+	if err != nil {
+		t.Fatalf("Send: %v", err)
+	}
+	sent := ta.api.callsTo("sendMessage")
+	if len(sent) != 1 {
+		t.Fatalf("%d sendMessage calls, want 1", len(sent))
+	}
+	p := sent[0].params
+	if p["chat_id"] != "-1001234567890" || p["text"] != "To the <b>Pump Room</b>!" || p["parse_mode"] != "HTML" {
+		t.Errorf("sendMessage params = %v", p)
+	}
+	if want := `{"message_id":2202,"allow_sending_without_reply":true}`; p["reply_parameters"] != want {
+		t.Errorf("reply_parameters = %s, want %s", p["reply_parameters"], want)
+	}
+}
+
+func TestWebhookForumTopic(t *testing.T) {
+	ta := newTestAdapter(t, Config{}, "")
+	rec := &recorder{}
+	post(t, webhookOf(t, ta, rec), testSecret, readSample(t, "forum_topic.json"))
+	stored, _ := rec.snapshot()
+	if len(stored) != 1 || stored[0].Chat.String() != "telegram:-1001234567890/42" {
+		t.Fatalf("stored %+v, want one message in chat telegram:-1001234567890/42", stored)
+	}
+	if err := ta.ch.Send(t.Context(), botgw.Outbound{Chat: stored[0].Chat, ID: "r1", Text: "Look up.", Meta: stored[0].Meta}); err != nil {
+		t.Fatalf("Send: %v", err)
+	}
+	p := ta.api.callsTo("sendMessage")[0].params
+	if p["chat_id"] != "-1001234567890" || p["message_thread_id"] != "42" {
+		t.Errorf("sendMessage params = %v, want the topic's chat and thread", p)
+	}
+}
