@@ -149,8 +149,8 @@ func emphasis(s string, i int, md, out string) (string, int) {
 			continue
 		}
 		after := j + len(md)
-		if md[0] == '_' && after < len(s) && isWord(firstRune(s[after:])) {
-			continue
+		if after < len(s) && (s[after] == md[0] || (md[0] == '_' && isWord(firstRune(s[after:])))) {
+			continue // close at the end of a run of delimiters ("***")
 		}
 		return out + inline(s[from:j]) + out, after - i
 	}

@@ -28,10 +28,15 @@ type socketChannel struct{ *adapter }
 // returns nil.
 func (c *socketChannel) Listen(ctx context.Context, deliver botgw.Deliver) error {
 	client := socketmode.New(c.api, socketmode.OptionLog(slog.NewLogLogger(c.log.Handler(), slog.LevelDebug)))
-	go c.run(ctx, client)
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		c.run(ctx, client)
+	}()
 	for {
 		select {
 		case <-ctx.Done():
+			<-stopped
 			return nil
 		case evt := <-client.Events:
 			c.handle(ctx, client, evt, deliver)
