@@ -1,0 +1,33 @@
+// Package state is botgw.Store on Redis (go-redis), with an embedded
+// in-process Redis (miniredis) as the zero-config default.
+//
+// # Key layout
+//
+// Every key of one chat carries the chat key as its hash tag, so each
+// per-chat Lua script touches one Redis Cluster slot:
+//
+//	<prefix>:{<chat>}:state    hash {v: version, b: blob}; PEXPIRE = the commit's TTL,
+//	                           refreshed by every commit (sliding expiry)
+//	<prefix>:{<chat>}:pending  list of JSON botgw.Inbound, no TTL: input is never lost
+//	<prefix>:{<chat>}:outbox   list of JSON botgw.Outbound, no TTL
+//	<prefix>:{<chat>}:lease    the worker's token, PX LeaseTTL
+//	<prefix>:{<chat>}:seen     zset of inbound ids scored by arrival (unix ms), trimmed
+//	                           to DedupeTTL by every Append
+//
+// Work is signalled through 16 zsets shared by all chats, a delay queue with
+// a visibility timeout (as in SQS):
+//
+//	<prefix>:work:{<n>}        member: chat key; score: unix ms at which other
+//	                           replicas may take the chat; n = fnv32a(chat) % 16
+//
+// Append adds a chat's mark one visibility timeout ahead: the replica that
+// took the input normally handles it at once, and the mark matters only if
+// that replica dies. Due hands out marks whose time has come and pushes them
+// one timeout further, so one replica claims each; Finish clears the mark
+// when the chat is idle. The 16 shards spread the queue over cluster slots.
+//
+//	<prefix>:once:{<name>}     Once keys, SET NX PX
+//
+// Scripts (lua/*.lua) are loaded when the store opens and run with EVALSHA;
+// times are passed in from Go, never read from the server's clock.
+package state

@@ -1,0 +1,202 @@
+package state
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/botgw/botgw"
+	"github.com/redis/go-redis/v9"
+)
+
+// Append stores in at the tail of its chat's pending list and marks the chat
+// as having work. The work mark is added only when absent (ZADD NX): a chat
+// under a steady stream of input still becomes due one visibility timeout
+// after its first unhandled message. An empty in.ID is not deduplicated.
+func (s *Store) Append(ctx context.Context, in botgw.Inbound) error {
+	ks, err := s.keys(in.Chat)
+	if err != nil {
+		return fmt.Errorf("append to chat %s: %w", in.Chat, err)
+	}
+	raw, err := json.Marshal(in)
+	if err != nil {
+		return fmt.Errorf("append to chat %s: encode inbound %s: %w", in.Chat, in.ID, err)
+	}
+	now := s.nowMs()
+	var stored *redis.Cmd
+	err = s.ordered(ctx,
+		func(p redis.Pipeliner) {
+			stored = appendScript.EvalSha(ctx, p, []string{ks.seen, ks.pending},
+				in.ID, now, ms(s.opts.DedupeTTL), raw)
+		},
+		func(p redis.Pipeliner) { s.markNX(ctx, p, ks, now) },
+	)
+	if err != nil {
+		return fmt.Errorf("append to chat %s: %w", in.Chat, err)
+	}
+	if n, _ := stored.Int(); n == 0 {
+		return fmt.Errorf("append inbound %s to chat %s: %w", in.ID, in.Chat, botgw.ErrDuplicate)
+	}
+	return nil
+}
+
+// Begin takes the chat's lease, or keeps it when lease is the token the
+// caller holds (a lease that expired but was not taken by anyone is taken
+// again under the same token), and reads the state, up to MaxBatch pending
+// entries and the whole outbox in the same script. A pending or outbox entry
+// that does not decode is removed and logged (see decodeList).
+func (s *Store) Begin(ctx context.Context, k botgw.ChatKey, lease string) (botgw.Snapshot, error) {
+	ks, err := s.keys(k)
+	if err != nil {
+		return botgw.Snapshot{}, fmt.Errorf("begin chat %s: %w", k, err)
+	}
+	res, err := beginScript.Run(ctx, s.c, []string{ks.lease, ks.state, ks.pending, ks.outbox},
+		lease, newToken(), ms(s.opts.LeaseTTL), s.opts.MaxBatch).Result()
+	if err != nil {
+		return botgw.Snapshot{}, fmt.Errorf("begin chat %s: %w", k, err)
+	}
+	parts, ok := res.([]any)
+	if !ok {
+		return botgw.Snapshot{}, fmt.Errorf("begin chat %s: %w", k, botgw.ErrBusy)
+	}
+	if len(parts) != 6 {
+		return botgw.Snapshot{}, fmt.Errorf("begin chat %s: script returned %d values, want 6", k, len(parts))
+	}
+	return s.snapshot(ctx, k, ks, parts)
+}
+
+// snapshot decodes the begin script's {token, version, blob, pttl, pending,
+// outbox}.
+func (s *Store) snapshot(ctx context.Context, k botgw.ChatKey, ks chatKeys, parts []any) (botgw.Snapshot, error) {
+	snap := botgw.Snapshot{Lease: str(parts[0]), TTL: pttl(parts[3])}
+	if v := str(parts[1]); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return botgw.Snapshot{}, fmt.Errorf("begin chat %s: state version %q: %w", k, v, err)
+		}
+		snap.Version, snap.Blob = n, []byte(str(parts[2]))
+	}
+	pending, _ := parts[4].([]any)
+	outbox, _ := parts[5].([]any)
+	snap.Pending = decodeList[botgw.Inbound](ctx, s, k, ks.pending, pending)
+	snap.Outbox = decodeList[botgw.Outbound](ctx, s, k, ks.outbox, outbox)
+	return snap, nil
+}
+
+// decodeList decodes the JSON entries read from list key. An entry that
+// does not decode cannot be handled by anyone, and left in place it would
+// wedge the chat (Commit consumes pending entries by count from the head;
+// Finish never sees an empty outbox). So it is logged at Error level with
+// its content and removed. The caller holds the chat's lease, and nothing
+// else removes from these lists, so the entry is still there.
+func decodeList[T any](ctx context.Context, s *Store, k botgw.ChatKey, key string, raws []any) []T {
+	out := make([]T, 0, len(raws))
+	for _, r := range raws {
+		raw := str(r)
+		var v T
+		if err := json.Unmarshal([]byte(raw), &v); err != nil {
+			s.dropCorrupt(ctx, k, key, raw, err)
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func (s *Store) dropCorrupt(ctx context.Context, k botgw.ChatKey, key, raw string, err error) {
+	s.log.Error("dropping undecodable list entry", "chat", k, "key", key, "entry", raw, "err", err)
+	if err := s.c.LRem(ctx, key, 1, raw).Err(); err != nil {
+		s.log.Error("drop undecodable list entry", "chat", k, "key", key, "err", err)
+	}
+}
+
+// Renew extends the lease by LeaseTTL.
+func (s *Store) Renew(ctx context.Context, k botgw.ChatKey, lease string) error {
+	ks, err := s.keys(k)
+	if err != nil {
+		return fmt.Errorf("renew lease of chat %s: %w", k, err)
+	}
+	n, err := renewScript.Run(ctx, s.c, []string{ks.lease}, lease, ms(s.opts.LeaseTTL)).Int()
+	if err != nil {
+		return fmt.Errorf("renew lease of chat %s: %w", k, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("renew lease of chat %s: %w", k, botgw.ErrLeaseLost)
+	}
+	return nil
+}
+
+// Commit applies c in one script. A nil c.Blob deletes the state (its
+// version starts again at 0); c.TTL 0 keeps the state without expiry.
+func (s *Store) Commit(ctx context.Context, k botgw.ChatKey, c botgw.Commit) error {
+	ks, err := s.keys(k)
+	if err != nil {
+		return fmt.Errorf("commit chat %s: %w", k, err)
+	}
+	args, err := commitArgs(c)
+	if err != nil {
+		return fmt.Errorf("commit chat %s: %w", k, err)
+	}
+	code, err := commitScript.Run(ctx, s.c, []string{ks.lease, ks.state, ks.pending, ks.outbox}, args...).Int()
+	switch {
+	case err != nil:
+		return fmt.Errorf("commit chat %s: %w", k, err)
+	case code == 1:
+		return fmt.Errorf("commit chat %s: %w", k, botgw.ErrLeaseLost)
+	case code == 2:
+		return fmt.Errorf("commit chat %s at version %d: %w", k, c.Version, botgw.ErrConflict)
+	}
+	return nil
+}
+
+func commitArgs(c botgw.Commit) ([]any, error) {
+	store := "1"
+	if c.Blob == nil {
+		store = "0"
+	}
+	args := []any{c.Lease, c.Version, store, c.Blob, ms(c.TTL), max(c.Consumed, 0)}
+	for _, m := range c.Outbox {
+		raw, err := json.Marshal(m)
+		if err != nil {
+			return nil, fmt.Errorf("encode outbound %s: %w", m.ID, err)
+		}
+		args = append(args, raw)
+	}
+	return args, nil
+}
+
+// Delivered removes outbox entry id. It does not check the lease: the reply
+// reached the channel, so removing it is right whoever holds the chat now,
+// and spares the holder a duplicate send. Removing an absent id is no error.
+func (s *Store) Delivered(ctx context.Context, k botgw.ChatKey, _, id string) error {
+	ks, err := s.keys(k)
+	if err != nil {
+		return fmt.Errorf("mark outbound %s of chat %s delivered: %w", id, k, err)
+	}
+	if err := deliveredScript.Run(ctx, s.c, []string{ks.outbox}, id).Err(); err != nil {
+		return fmt.Errorf("mark outbound %s of chat %s delivered: %w", id, k, err)
+	}
+	return nil
+}
+
+// newToken is a fresh lease token: 16 random bytes, hex.
+func newToken() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+// pttl converts a PTTL reply (-2 absent, -1 no expiry) to a duration.
+func pttl(v any) time.Duration {
+	n, _ := v.(int64)
+	return time.Duration(max(n, 0)) * time.Millisecond
+}

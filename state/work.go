@@ -1,0 +1,176 @@
+package state
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/botgw/botgw"
+	"github.com/redis/go-redis/v9"
+)
+
+// A chat's work mark is its member in one of the work zsets, scored with the
+// unix ms at which other replicas may take the chat (a delay queue with a
+// visibility timeout). Append adds it, Due claims and re-hides it, Finish
+// clears it once the chat is idle.
+
+// markNX queues a work mark unless the chat already has one.
+func (s *Store) markNX(ctx context.Context, p redis.Pipeliner, ks chatKeys, now int64) {
+	p.ZAddNX(ctx, ks.work, redis.Z{Score: float64(now + ms(s.opts.Visibility)), Member: ks.member})
+}
+
+// mark sets the chat's work mark to become due at unix ms due.
+func (s *Store) mark(ctx context.Context, ks chatKeys, due int64) error {
+	return s.c.ZAdd(ctx, ks.work, redis.Z{Score: float64(due), Member: ks.member}).Err()
+}
+
+// Finish clears the chat's work mark, then, in one script, releases the
+// lease if the chat is idle or keeps it (extended) when input or replies
+// arrived meanwhile; then the mark is put back, so the chat is recovered if
+// this worker dies before it is done.
+//
+// No input is stranded without a mark: Append pushes the input before it
+// adds the mark, and Finish removes the mark before its script looks at the
+// pending list. If the input landed first, the script sees it and keeps the
+// chat; if not, the ingress's mark comes after the removal and stays.
+func (s *Store) Finish(ctx context.Context, k botgw.ChatKey, lease string) (bool, error) {
+	ks, err := s.keys(k)
+	if err != nil {
+		return false, fmt.Errorf("finish chat %s: %w", k, err)
+	}
+	var res *redis.Cmd
+	err = s.ordered(ctx,
+		func(p redis.Pipeliner) { p.ZRem(ctx, ks.work, ks.member) },
+		func(p redis.Pipeliner) {
+			res = finishScript.EvalSha(ctx, p, []string{ks.lease, ks.pending, ks.outbox}, lease, ms(s.opts.LeaseTTL))
+		},
+	)
+	var code int64
+	if err == nil {
+		code, err = res.Int64()
+	}
+	if err != nil || code != 0 {
+		// More work, a lost lease (its new holder's mark was just removed)
+		// or an unknown outcome: put the mark back.
+		if merr := s.mark(ctx, ks, s.nowMs()+ms(s.opts.Visibility)); merr != nil && err == nil {
+			err = merr
+		}
+	}
+	switch {
+	case err != nil:
+		return false, fmt.Errorf("finish chat %s: %w", k, err)
+	case code < 0:
+		return false, fmt.Errorf("finish chat %s: %w", k, botgw.ErrLeaseLost)
+	}
+	return code == 1, nil
+}
+
+// Release drops the lease and makes the chat due at once, so any replica's
+// Due (this one's included) hands it to a worker.
+func (s *Store) Release(ctx context.Context, k botgw.ChatKey, lease string) error {
+	ks, err := s.keys(k)
+	if err != nil {
+		return fmt.Errorf("release chat %s: %w", k, err)
+	}
+	n, err := releaseScript.Run(ctx, s.c, []string{ks.lease}, lease).Int()
+	if err != nil {
+		return fmt.Errorf("release chat %s: %w", k, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("release chat %s: %w", k, botgw.ErrLeaseLost)
+	}
+	if err := s.mark(ctx, ks, s.nowMs()); err != nil {
+		return fmt.Errorf("release chat %s: mark work: %w", k, err)
+	}
+	return nil
+}
+
+// candidate is a due work mark seen by Due's first round trip.
+type candidate struct {
+	shard  uint32
+	member string
+	due    float64
+}
+
+// Due reads up to n due marks from every shard (one pipeline), keeps the n
+// oldest, and claims them with one script per shard (a second pipeline): a
+// claim hides the chat for another visibility timeout and fails if another
+// replica claimed it first. Members that are not chat keys are logged and
+// skipped.
+func (s *Store) Due(ctx context.Context, n int) ([]botgw.ChatKey, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	now := s.nowMs()
+	cands, err := s.dueCandidates(ctx, now, n)
+	if err != nil {
+		return nil, fmt.Errorf("find due chats: %w", err)
+	}
+	claimed, err := s.claim(ctx, now, cands)
+	if err != nil {
+		return nil, fmt.Errorf("claim due chats: %w", err)
+	}
+	keys := make([]botgw.ChatKey, 0, len(claimed))
+	for _, m := range claimed {
+		k, err := botgw.ParseChatKey(m)
+		if err != nil {
+			s.log.Error("skipping bad work mark", "member", m, "err", err)
+			continue
+		}
+		keys = append(keys, k)
+	}
+	return keys, nil
+}
+
+func (s *Store) dueCandidates(ctx context.Context, now int64, n int) ([]candidate, error) {
+	cmds := make([]*redis.ZSliceCmd, workShards)
+	err := s.pipe(ctx, func(p redis.Pipeliner) {
+		for i := range cmds {
+			cmds[i] = p.ZRangeByScoreWithScores(ctx, s.workKey(uint32(i)), &redis.ZRangeBy{
+				Min: "-inf", Max: fmt.Sprint(now), Count: int64(n),
+			})
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	var cands []candidate
+	for i, cmd := range cmds {
+		for _, z := range cmd.Val() {
+			cands = append(cands, candidate{shard: uint32(i), member: str(z.Member), due: z.Score})
+		}
+	}
+	slices.SortFunc(cands, func(a, b candidate) int { return cmp.Compare(a.due, b.due) })
+	return cands[:min(n, len(cands))], nil
+}
+
+func (s *Store) claim(ctx context.Context, now int64, cands []candidate) ([]string, error) {
+	if len(cands) == 0 {
+		return nil, nil
+	}
+	var byShard [workShards][]any
+	for _, c := range cands {
+		byShard[c.shard] = append(byShard[c.shard], c.member)
+	}
+	var cmds []*redis.Cmd
+	err := s.pipe(ctx, func(p redis.Pipeliner) {
+		cmds = cmds[:0]
+		for shard, members := range byShard {
+			if len(members) == 0 {
+				continue
+			}
+			args := append([]any{now, now + ms(s.opts.Visibility)}, members...)
+			cmds = append(cmds, claimScript.EvalSha(ctx, p, []string{s.workKey(uint32(shard))}, args...))
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	var claimed []string
+	for _, cmd := range cmds {
+		got, _ := cmd.StringSlice()
+		claimed = append(claimed, got...)
+	}
+	return claimed, nil
+}
