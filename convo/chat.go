@@ -1,0 +1,180 @@
+package convo
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"math/rand/v2"
+	"time"
+
+	"github.com/botgw/botgw"
+)
+
+// next says what the chat loop does after one step.
+type next int
+
+const (
+	finish next = iota // ask the store whether more work arrived
+	again              // redo on fresh state (version conflict)
+	stop               // give up the chat for now; the poller retries later
+)
+
+// runChat holds chat k's lease and runs steps while the chat has pending
+// input or undelivered replies. Another worker holding the lease (on this
+// replica or another) makes it return at once: that worker sees our input.
+func (e *Engine) runChat(k botgw.ChatKey) {
+	log := e.log.With("chat", k)
+	ctx, cancel := context.WithCancel(e.ctx)
+	defer cancel()
+	var lease string
+	for {
+		snap, err := e.deps.Store.Begin(ctx, k, lease)
+		if err != nil {
+			if !errors.Is(err, botgw.ErrBusy) && ctx.Err() == nil {
+				log.Warn("begin turn", "err", err)
+			}
+			e.release(k, lease, log)
+			return
+		}
+		if lease == "" {
+			lease = snap.Lease
+			go e.renew(ctx, cancel, k, lease, log)
+		}
+		switch e.step(ctx, k, snap, log) {
+		case again:
+			continue
+		case stop:
+			e.release(k, lease, log)
+			return
+		}
+		more, err := e.deps.Store.Finish(ctx, k, lease)
+		if err != nil {
+			log.Warn("finish turn", "err", err)
+			return
+		}
+		if !more {
+			return
+		}
+	}
+}
+
+// renew keeps the lease alive while a turn runs, so a slow provider never
+// loses it; if it is lost anyway the turn is cancelled (it could not commit).
+func (e *Engine) renew(ctx context.Context, cancel context.CancelFunc, k botgw.ChatKey, lease string, log *slog.Logger) {
+	t := time.NewTicker(e.cfg.LeaseRenew)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		err := e.deps.Store.Renew(ctx, k, lease)
+		if errors.Is(err, botgw.ErrLeaseLost) {
+			log.Warn("lease lost during turn; cancelling it")
+			cancel()
+			return
+		}
+		if err != nil && ctx.Err() == nil {
+			log.Warn("renew lease", "err", err)
+		}
+	}
+}
+
+// release gives the lease back, on a context that outlives shutdown.
+func (e *Engine) release(k botgw.ChatKey, lease string, log *slog.Logger) {
+	if lease == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(e.ctx), 2*time.Second)
+	defer cancel()
+	if err := e.deps.Store.Release(ctx, k, lease); err != nil {
+		log.Warn("release lease", "err", err)
+	}
+}
+
+// step delivers leftover replies, runs a turn over the pending input,
+// commits it and delivers its reply.
+func (e *Engine) step(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot, log *slog.Logger) next {
+	if !e.deliverAll(ctx, k, snap.Lease, snap.Outbox, log) {
+		return stop
+	}
+	if len(snap.Pending) == 0 {
+		return finish
+	}
+	c, stats := e.turn(ctx, k, snap, log)
+	start := time.Now()
+	err := e.deps.Store.Commit(ctx, k, c)
+	stats.Commit = time.Since(start)
+	switch {
+	case errors.Is(err, botgw.ErrConflict):
+		log.Info("state changed during the turn; redoing it on fresh state")
+		stats.Outcome = "conflict"
+		e.deps.Hooks.turn(stats)
+		return again
+	case err != nil:
+		if ctx.Err() == nil {
+			log.Warn("commit turn", "err", err)
+		}
+		stats.Outcome = "commit_error"
+		e.deps.Hooks.turn(stats)
+		return stop
+	}
+	e.deps.Hooks.turn(stats)
+	if !e.deliverAll(ctx, k, snap.Lease, c.Outbox, log) {
+		return stop
+	}
+	return finish
+}
+
+// deliverAll sends replies in order, removing each from the outbox once the
+// channel took it. It retries a failing send with backoff for a while; if
+// the platform stays down the reply stays in the outbox for a later attempt.
+func (e *Engine) deliverAll(ctx context.Context, k botgw.ChatKey, lease string, out []botgw.Outbound, log *slog.Logger) bool {
+	ch, ok := e.deps.Channels[k.Channel]
+	for _, m := range out {
+		if !ok {
+			log.Error("reply for a channel that is not configured; dropping it", "channel", k.Channel)
+		} else if err := e.send(ctx, ch, m); err != nil {
+			var pe *botgw.PlatformError
+			if !errors.As(err, &pe) || !pe.Permanent {
+				log.Warn("deliver reply; kept in the outbox for a later attempt", "err", err)
+				return false
+			}
+			log.Error("deliver reply: permanent platform error; dropping it", "err", err)
+		}
+		if err := e.deps.Store.Delivered(ctx, k, lease, m.ID); err != nil {
+			log.Warn("remove delivered reply from outbox", "err", err)
+			return false
+		}
+	}
+	return true
+}
+
+// send tries one delivery a few times with exponential backoff and jitter,
+// waiting at least what the platform asked for.
+func (e *Engine) send(ctx context.Context, ch botgw.Channel, m botgw.Outbound) error {
+	const attempts = 4
+	delay := 500 * time.Millisecond
+	var err error
+	for i := range attempts {
+		start := time.Now()
+		err = ch.Send(ctx, m)
+		e.deps.Hooks.delivery(ch.Name(), time.Since(start), err)
+		var pe *botgw.PlatformError
+		if err == nil || (errors.As(err, &pe) && pe.Permanent) || i == attempts-1 {
+			return err
+		}
+		wait := delay + rand.N(delay/2)
+		if pe != nil && pe.RetryAfter > wait {
+			wait = pe.RetryAfter
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+		delay *= 2
+	}
+	return err
+}

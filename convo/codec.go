@@ -1,0 +1,185 @@
+package convo
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/botgw/botgw"
+)
+
+// formatVersion is the envelope format this build writes. A blob of a newer
+// version (written by a newer replica) is not understood and is dropped.
+const formatVersion = 1
+
+// maxProcessed bounds the inbound ids remembered for idempotency.
+const maxProcessed = 256
+
+// maxRecords bounds the per-turn records kept in the envelope.
+const maxRecords = 50
+
+// envelope is a chat's state. It is opaque to everything outside convo: the
+// store keeps it as a zstd-compressed JSON blob.
+type envelope struct {
+	V          int             `json:"v"`
+	Provider   string          `json:"provider,omitempty"` // lock: the provider that wrote it
+	Created    time.Time       `json:"created"`
+	Updated    time.Time       `json:"updated"`
+	Turns      int             `json:"turns"`
+	Usage      botgw.Usage     `json:"usage"`
+	Processed  []string        `json:"processed,omitempty"`
+	Compaction compactionStats `json:"compaction,omitzero"`
+	Records    []turnRecord    `json:"records,omitempty"`
+	History    []botgw.Message `json:"history"`
+}
+
+// compactionStats records what compaction did to this chat.
+type compactionStats struct {
+	Count        int       `json:"count"`
+	Last         time.Time `json:"last,omitzero"`
+	TokensBefore int       `json:"tokens_before"`
+	TokensAfter  int       `json:"tokens_after"`
+}
+
+// turnRecord is the compact account of one LLM turn.
+type turnRecord struct {
+	ID        string        `json:"id"`
+	At        time.Time     `json:"at"`
+	Provider  string        `json:"provider"`
+	Usage     botgw.Usage   `json:"usage"`
+	ToolCalls int           `json:"tool_calls,omitempty"`
+	Duration  time.Duration `json:"duration"`
+	Outcome   string        `json:"outcome"`
+}
+
+func newEnvelope(now time.Time) *envelope {
+	return &envelope{V: formatVersion, Created: now, Updated: now}
+}
+
+func (e *envelope) processed(id string) bool { return slices.Contains(e.Processed, id) }
+
+func (e *envelope) markProcessed(id string) {
+	e.Processed = append(e.Processed, id)
+	if over := len(e.Processed) - maxProcessed; over > 0 {
+		e.Processed = slices.Delete(e.Processed, 0, over)
+	}
+}
+
+func (e *envelope) addRecord(r turnRecord) {
+	e.Records = append(e.Records, r)
+	if over := len(e.Records) - maxRecords; over > 0 {
+		e.Records = slices.Delete(e.Records, 0, over)
+	}
+}
+
+// dropReason says why a stored blob could not be used.
+type dropReason string
+
+const (
+	dropCorrupt  dropReason = "corrupt"
+	dropVersion  dropReason = "unknown_version"
+	dropProvider dropReason = "provider_changed"
+)
+
+// DropError explains why a chat's state was dropped and the turn ran fresh.
+type DropError struct {
+	Reason dropReason
+	Err    error
+}
+
+func (e *DropError) Error() string { return fmt.Sprintf("state dropped (%s): %v", e.Reason, e.Err) }
+func (e *DropError) Unwrap() error { return e.Err }
+
+var (
+	encOnce sync.Once
+	encoder *zstd.Encoder
+	decoder *zstd.Decoder
+)
+
+func codecs() (*zstd.Encoder, *zstd.Decoder) {
+	encOnce.Do(func() {
+		encoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+		decoder, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(64<<20))
+	})
+	return encoder, decoder
+}
+
+// encode serialises an envelope for the store.
+func encode(e *envelope) ([]byte, error) {
+	raw, err := json.Marshal(e)
+	if err != nil {
+		return nil, fmt.Errorf("encode state: %w", err)
+	}
+	enc, _ := codecs()
+	return enc.EncodeAll(raw, make([]byte, 0, len(raw)/3)), nil
+}
+
+// decode reads a stored blob. accept lists the provider ids whose state this
+// engine may continue (the configured provider and its fallbacks); empty
+// accepts any. A nil blob is a new conversation, not an error.
+func decode(blob []byte, accept []string) (*envelope, error) {
+	if blob == nil {
+		return nil, nil
+	}
+	_, dec := codecs()
+	raw, err := dec.DecodeAll(blob, nil)
+	if err != nil {
+		return nil, &DropError{dropCorrupt, err}
+	}
+	var e envelope
+	if err := json.Unmarshal(raw, &e); err != nil {
+		return nil, &DropError{dropCorrupt, err}
+	}
+	if e.V != formatVersion {
+		return nil, &DropError{dropVersion, fmt.Errorf("format %d, this build reads %d", e.V, formatVersion)}
+	}
+	if len(accept) > 0 && e.Provider != "" && !slices.Contains(accept, e.Provider) {
+		return nil, &DropError{dropProvider, fmt.Errorf("written by %s, now %v", e.Provider, accept)}
+	}
+	return &e, nil
+}
+
+// Decoded is a chat's state as operators and exports see it.
+type Decoded struct {
+	Version    int             `json:"v"`
+	Provider   string          `json:"provider,omitempty"`
+	Created    time.Time       `json:"created"`
+	Updated    time.Time       `json:"updated"`
+	Turns      int             `json:"turns"`
+	Usage      botgw.Usage     `json:"usage"`
+	Compaction compactionStats `json:"compaction"`
+	Records    []turnRecord    `json:"records,omitempty"`
+	History    []botgw.Message `json:"history"`
+}
+
+// Decode reads a blob for inspection, whatever provider wrote it.
+func Decode(blob []byte) (*Decoded, error) {
+	e, err := decode(blob, nil)
+	if err != nil {
+		return nil, err
+	}
+	if e == nil {
+		return nil, errors.New("no state")
+	}
+	return view(e), nil
+}
+
+// Encode turns an exported state back into a blob (chats import).
+func Encode(d *Decoded) ([]byte, error) {
+	if d.Version != formatVersion {
+		return nil, fmt.Errorf("state format %d: this build reads %d", d.Version, formatVersion)
+	}
+	e := envelope{V: d.Version, Provider: d.Provider, Created: d.Created, Updated: d.Updated,
+		Turns: d.Turns, Usage: d.Usage, Compaction: d.Compaction, Records: d.Records, History: d.History}
+	return encode(&e)
+}
+
+func view(e *envelope) *Decoded {
+	return &Decoded{Version: e.V, Provider: e.Provider, Created: e.Created, Updated: e.Updated,
+		Turns: e.Turns, Usage: e.Usage, Compaction: e.Compaction, Records: e.Records, History: e.History}
+}

@@ -1,0 +1,149 @@
+package convo
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/botgw/botgw"
+)
+
+// command is one in-chat command. Commands never reach the LLM and never
+// enter the history. Own runs on the sender's chat; Other, when set, runs
+// on another chat named as the argument and needs an operator.
+type command struct {
+	Name  string
+	Help  string
+	Own   func(ctx context.Context, e *Engine, v *chatView) (reply string, reset bool)
+	Other func(ctx context.Context, e *Engine, target botgw.ChatKey) string
+}
+
+// chatView is what a command sees of its own chat during a turn.
+type chatView struct {
+	chat botgw.ChatKey
+	env  *envelope
+	size int
+	ttl  time.Duration
+}
+
+// commandTable lists the in-chat commands; the engine keeps it (cmdHelp
+// reads it back through the engine, which a package-level table could not).
+func commandTable() []command {
+	return []command{
+		{Name: "reset", Help: "forget this conversation (operators: /reset <chat>)", Own: cmdReset, Other: cmdResetOther},
+		{Name: "status", Help: "turns, stored size, tokens used and time to expiry (operators: /status <chat>)", Own: cmdStatus, Other: cmdStatusOther},
+		{Name: "help", Help: "list the commands", Own: cmdHelp},
+	}
+}
+
+// parseCommand recognises "/name args" for a known name ("/Reset" and
+// Telegram's "/reset@MyBot" included). Unknown slash words are plain text.
+func (e *Engine) parseCommand(text string) (*command, string, bool) {
+	text = strings.TrimSpace(text)
+	if !strings.HasPrefix(text, "/") {
+		return nil, "", false
+	}
+	word, args, _ := strings.Cut(text[1:], " ")
+	word, _, _ = strings.Cut(word, "@")
+	i := slices.IndexFunc(e.commands, func(c command) bool { return strings.EqualFold(c.Name, word) })
+	if i < 0 {
+		return nil, "", false
+	}
+	return &e.commands[i], strings.TrimSpace(args), true
+}
+
+// runCommand checks permissions and usage, runs the command and audits
+// what operators do and what is refused.
+func (e *Engine) runCommand(ctx context.Context, v *chatView, in botgw.Inbound, c *command, args string, log *slog.Logger) (string, bool) {
+	if args == "" || args == v.chat.String() {
+		reply, reset := c.Own(ctx, e, v)
+		if reset {
+			audit(ctx, e.deps.Audit, log, AuditEntry{Actor: actor(in), Action: "reset", Target: v.chat.String(), Result: "ok"})
+		}
+		return reply, reset
+	}
+	if c.Other == nil {
+		return fmt.Sprintf("/%s takes no argument.", c.Name), false
+	}
+	entry := AuditEntry{Actor: actor(in), Action: c.Name, Target: args}
+	if !e.isOperator(in) {
+		entry.Result = "refused: not an operator"
+		audit(ctx, e.deps.Audit, log, entry)
+		return fmt.Sprintf("Sorry, only operators can use /%s on another chat.", c.Name), false
+	}
+	target, err := botgw.ParseChatKey(args)
+	if err != nil {
+		return fmt.Sprintf("Usage: /%s <chat>, e.g. /%s telegram:123456789", c.Name, c.Name), false
+	}
+	reply := c.Other(ctx, e, target)
+	entry.Result = reply
+	audit(ctx, e.deps.Audit, log, entry)
+	return reply, false
+}
+
+func (e *Engine) isOperator(in botgw.Inbound) bool {
+	return in.UserID != "" && slices.Contains(e.cfg.Operators[in.Chat.Channel], in.UserID)
+}
+
+func actor(in botgw.Inbound) string { return in.Chat.Channel + ":" + in.UserID }
+
+func cmdReset(_ context.Context, e *Engine, v *chatView) (string, bool) {
+	fresh := newEnvelope(e.now())
+	fresh.Processed = v.env.Processed
+	v.env = fresh
+	return "Done: I've forgotten our conversation. Let's start again!", true
+}
+
+func cmdResetOther(ctx context.Context, e *Engine, target botgw.ChatKey) string {
+	if err := e.deps.Store.Reset(ctx, target); err != nil {
+		return fmt.Sprintf("Could not reset %s: %v", target, err)
+	}
+	return fmt.Sprintf("Reset %s: its next message starts a new conversation.", target)
+}
+
+func cmdStatus(_ context.Context, _ *Engine, v *chatView) (string, bool) {
+	return statusText(v.env, v.size, v.ttl), false
+}
+
+func cmdStatusOther(ctx context.Context, e *Engine, target botgw.ChatKey) string {
+	info, err := e.deps.Store.Info(ctx, target)
+	if err != nil {
+		return fmt.Sprintf("No conversation found for %s.", target)
+	}
+	env, err := decode(info.Blob, nil)
+	if err != nil || env == nil {
+		return fmt.Sprintf("%s has no readable conversation (%d pending).", target, info.Pending)
+	}
+	return target.String() + ": " + statusText(env, len(info.Blob), info.TTL)
+}
+
+func statusText(env *envelope, size int, ttl time.Duration) string {
+	if env.Turns == 0 && len(env.History) == 0 {
+		return "No conversation yet: say hello!"
+	}
+	expiry := "no expiry"
+	if ttl > 0 {
+		expiry = "expires after " + ttl.Round(time.Minute).String() + " idle"
+	}
+	return fmt.Sprintf("Turns: %d · Messages kept: %d · Stored: %s · Tokens used: %d in / %d out · Compactions: %d · Conversation %s",
+		env.Turns, len(env.History), humanBytes(size), env.Usage.InputTokens, env.Usage.OutputTokens, env.Compaction.Count, expiry)
+}
+
+func humanBytes(n int) string {
+	if n < 1024 {
+		return fmt.Sprintf("%d B", n)
+	}
+	return fmt.Sprintf("%.1f KB", float64(n)/1024)
+}
+
+func cmdHelp(_ context.Context, e *Engine, _ *chatView) (string, bool) {
+	var b strings.Builder
+	b.WriteString("Commands:")
+	for _, c := range e.commands {
+		fmt.Fprintf(&b, "\n/%s: %s", c.Name, c.Help)
+	}
+	return b.String(), false
+}

@@ -1,0 +1,254 @@
+// Package convo is the conversation engine. It takes inbound messages from
+// the channels, makes them durable in the store, and runs turns: one chat at
+// a time and in order, many chats in parallel. A turn takes all pending input
+// of a chat (a burst of messages is one turn), handles commands and events
+// without the LLM, calls the provider with the compacted history, commits the
+// new state and the reply atomically, then delivers the reply from the
+// outbox. The state blob is opaque outside this package (codec.go).
+package convo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/botgw/botgw"
+)
+
+// Config holds the engine's knobs; zero values take the defaults.
+type Config struct {
+	SystemPrompt       string
+	StateTTL           time.Duration       // sliding expiry of a conversation; default 24h
+	TurnTimeout        time.Duration       // deadline of one turn's provider work; default 2m
+	MaxConcurrentTurns int                 // cap on turns running at once; default 64
+	PollInterval       time.Duration       // how often to look for orphaned work; default 1s
+	LeaseRenew         time.Duration       // how often a running turn renews its lease; default 10s
+	MaxToolCalls       int                 // per turn; default 5
+	Apology            string              // reply when the provider failed
+	UnsupportedNotice  string              // reply to media the gateway cannot read
+	Operators          map[string][]string // channel → platform user ids allowed operator commands
+	// AcceptProviders are the provider ids whose stored state this engine
+	// continues (the provider and its fallbacks); state locked to any other
+	// is dropped. Empty: the provider's own id.
+	AcceptProviders []string
+}
+
+func (c Config) withDefaults() Config {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&c.StateTTL, 24*time.Hour)
+	def(&c.TurnTimeout, 2*time.Minute)
+	def(&c.PollInterval, time.Second)
+	def(&c.LeaseRenew, 10*time.Second)
+	if c.MaxConcurrentTurns <= 0 {
+		c.MaxConcurrentTurns = 64
+	}
+	if c.MaxToolCalls <= 0 {
+		c.MaxToolCalls = 5
+	}
+	if c.Apology == "" {
+		c.Apology = "Sorry, I couldn't answer just now. Please try again in a moment."
+	}
+	if c.UnsupportedNotice == "" {
+		c.UnsupportedNotice = "Sorry, I can only read text for now."
+	}
+	return c
+}
+
+// Tools runs the tools the model may call. Optional.
+type Tools interface {
+	Specs() []botgw.ToolSpec
+	// Call runs one call for the chat and user and returns its result; an
+	// error is reported to the model, never to the user.
+	Call(ctx context.Context, chat botgw.ChatKey, user string, call botgw.ToolCall) (string, error)
+}
+
+// Deps are the engine's collaborators.
+type Deps struct {
+	Store     botgw.Store
+	Provider  botgw.Provider
+	Compactor botgw.Compactor // nil: history is sent whole
+	Channels  map[string]botgw.Channel
+	Tools     Tools // nil: no tools
+	Log       *slog.Logger
+	Audit     AuditLog // nil: operator actions are only logged
+	Hooks     Hooks    // optional observation points (metrics)
+}
+
+// Engine schedules and runs turns. Create it with New, start it with Run.
+type Engine struct {
+	cfg  Config
+	deps Deps
+	log  *slog.Logger
+	sem  chan struct{}
+	now  func() time.Time
+
+	commands []command
+
+	mu      sync.Mutex
+	workers map[botgw.ChatKey]*worker
+	closing bool
+	wg      sync.WaitGroup
+
+	ctx    context.Context // turns run on this, never on a request's context
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// worker is the goroutine that runs one chat's turns while it has work.
+type worker struct{ dirty bool }
+
+// New builds an engine. It does no I/O.
+func New(cfg Config, deps Deps) (*Engine, error) {
+	if deps.Store == nil || deps.Provider == nil {
+		return nil, errors.New("convo: store and provider are required")
+	}
+	if deps.Log == nil {
+		deps.Log = slog.New(slog.DiscardHandler)
+	}
+	cfg = cfg.withDefaults()
+	if len(cfg.AcceptProviders) == 0 {
+		cfg.AcceptProviders = []string{deps.Provider.ID()}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Engine{
+		cfg: cfg, deps: deps, log: deps.Log, now: time.Now, commands: commandTable(),
+		sem:     make(chan struct{}, cfg.MaxConcurrentTurns),
+		workers: make(map[botgw.ChatKey]*worker),
+		ctx:     ctx, cancel: cancel, done: make(chan struct{}),
+	}, nil
+}
+
+// Handle is the channels' botgw.Deliver: it makes in durable and schedules
+// its chat. It returns nil for a duplicate and an error when the input could
+// not be stored (the platform should retry). Safe for concurrent use.
+func (e *Engine) Handle(ctx context.Context, in botgw.Inbound) error {
+	if in.Kind == "" {
+		in.Kind = botgw.KindText
+	}
+	if in.At.IsZero() {
+		in.At = e.now()
+	}
+	err := e.deps.Store.Append(ctx, in)
+	e.deps.Hooks.inbound(in, err)
+	switch {
+	case errors.Is(err, botgw.ErrDuplicate):
+		return nil
+	case err != nil:
+		return fmt.Errorf("accept %s: %w", in.Chat, err)
+	}
+	e.kick(in.Chat)
+	return nil
+}
+
+// kick makes sure a worker will look at chat k soon.
+func (e *Engine) kick(k botgw.ChatKey) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closing {
+		return
+	}
+	if w, ok := e.workers[k]; ok {
+		w.dirty = true
+		return
+	}
+	w := &worker{}
+	e.workers[k] = w
+	e.wg.Add(1)
+	go e.work(k, w)
+}
+
+// work runs chat k until it has no more work, then reaps itself.
+func (e *Engine) work(k botgw.ChatKey, w *worker) {
+	defer e.wg.Done()
+	for {
+		select {
+		case e.sem <- struct{}{}:
+		case <-e.ctx.Done():
+			e.reap(k)
+			return
+		}
+		e.runChat(k)
+		<-e.sem
+		e.mu.Lock()
+		if !w.dirty || e.closing {
+			delete(e.workers, k)
+			e.mu.Unlock()
+			return
+		}
+		w.dirty = false
+		e.mu.Unlock()
+	}
+}
+
+func (e *Engine) reap(k botgw.ChatKey) {
+	e.mu.Lock()
+	delete(e.workers, k)
+	e.mu.Unlock()
+}
+
+// Run polls the store for chats whose work was orphaned (a replica died, or
+// input arrived at another replica that is gone) until ctx ends or Close.
+func (e *Engine) Run(ctx context.Context) error {
+	defer close(e.done)
+	t := time.NewTicker(e.cfg.PollInterval)
+	defer t.Stop()
+	for {
+		e.pollDue(ctx)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-e.ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+func (e *Engine) pollDue(ctx context.Context) {
+	if e.isClosing() {
+		return
+	}
+	chats, err := e.deps.Store.Due(ctx, 100)
+	if err != nil {
+		if ctx.Err() == nil {
+			e.log.Warn("poll due chats", "err", err)
+		}
+		return
+	}
+	for _, k := range chats {
+		e.kick(k)
+	}
+}
+
+func (e *Engine) isClosing() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.closing
+}
+
+// Close stops intake of new work and waits for running turns until ctx
+// ends; then it cancels them (their input stays pending, their leases are
+// released, another replica or the next start picks them up).
+func (e *Engine) Close(ctx context.Context) error {
+	e.mu.Lock()
+	e.closing = true
+	e.mu.Unlock()
+	finished := make(chan struct{})
+	go func() { e.wg.Wait(); close(finished) }()
+	select {
+	case <-finished:
+		e.cancel()
+		return nil
+	case <-ctx.Done():
+		e.cancel()
+		<-finished
+		return fmt.Errorf("close engine: turns cancelled: %w", ctx.Err())
+	}
+}

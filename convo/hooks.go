@@ -1,0 +1,67 @@
+package convo
+
+import (
+	"errors"
+	"time"
+
+	"github.com/botgw/botgw"
+)
+
+// Hooks are observation points for metrics and tracing. Every field is
+// optional; hooks run inline and must be fast.
+type Hooks struct {
+	// Inbound reports an accepted, duplicate or failed Append.
+	Inbound func(channel, outcome string)
+	// Turn reports one finished turn.
+	Turn func(TurnStats)
+	// Dropped reports state that was dropped and why.
+	Dropped func(reason string)
+	// Delivery reports one outbox delivery attempt.
+	Delivery func(channel string, d time.Duration, err error)
+}
+
+// TurnStats describes one turn, for metrics. It never holds message text.
+type TurnStats struct {
+	Channel   string
+	Outcome   string // ok, command, event, provider_error, conflict, lease_lost
+	QueueWait time.Duration
+	Provider  time.Duration
+	Commit    time.Duration
+	Usage     botgw.Usage
+	ToolCalls int
+	StateSize int
+	Compacted bool
+	Retries   int
+}
+
+func (h Hooks) inbound(in botgw.Inbound, err error) {
+	if h.Inbound == nil {
+		return
+	}
+	outcome := "accepted"
+	switch {
+	case errors.Is(err, botgw.ErrDuplicate):
+		outcome = "duplicate"
+	case err != nil:
+		outcome = "error"
+	}
+	h.Inbound(in.Chat.Channel, outcome)
+}
+
+func (h Hooks) turn(s TurnStats) {
+	if h.Turn != nil {
+		h.Turn(s)
+	}
+}
+
+func (h Hooks) dropped(reason dropReason) {
+	if h.Dropped != nil {
+		h.Dropped(string(reason))
+	}
+}
+
+func (h Hooks) delivery(channel string, d time.Duration, err error) {
+	if h.Delivery != nil {
+		h.Delivery(channel, d, err)
+	}
+}

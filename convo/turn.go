@@ -1,0 +1,192 @@
+package convo
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/botgw/botgw"
+)
+
+// batch is what one turn makes of a chat's pending input.
+type batch struct {
+	user    *botgw.Message // the user's messages of the burst, as one message
+	last    botgw.Inbound  // the input answered: its Meta goes with the reply
+	replies []string       // command answers and notices, in order
+	respond bool           // an event asked for a reply
+}
+
+// turn runs one turn over snap's pending input and returns the commit.
+// It never fails: a provider error becomes an apology reply, and state that
+// cannot be read becomes a fresh conversation.
+func (e *Engine) turn(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot, log *slog.Logger) (botgw.Commit, TurnStats) {
+	now := e.now()
+	stats := TurnStats{Channel: k.Channel, Outcome: "ok"}
+	if first := snap.Pending[0].At; !first.IsZero() {
+		stats.QueueWait = now.Sub(first)
+	}
+	env := e.load(snap.Blob, log)
+	view := chatView{chat: k, env: env, size: len(snap.Blob), ttl: snap.TTL}
+	b := e.collect(ctx, &view, snap.Pending, log)
+	env = view.env
+	if b.user != nil || b.respond {
+		reply := e.answer(ctx, k, env, b, &stats, log)
+		b.replies = append(b.replies, reply)
+	} else if len(b.replies) > 0 {
+		stats.Outcome = "command"
+	} else {
+		stats.Outcome = "event"
+	}
+	env.Updated = now
+	blob, err := encode(env)
+	if err != nil { // cannot happen for our own types; keep the old state
+		log.Error("encode state", "err", err)
+		blob = snap.Blob
+	}
+	stats.StateSize = len(blob)
+	c := botgw.Commit{Lease: snap.Lease, Version: snap.Version, Blob: blob,
+		TTL: e.cfg.StateTTL, Consumed: len(snap.Pending)}
+	if len(b.replies) > 0 {
+		c.Outbox = []botgw.Outbound{{Chat: k, ID: "re-" + b.last.ID, Text: strings.Join(b.replies, "\n\n"), Meta: b.last.Meta}}
+	}
+	return c, stats
+}
+
+// load decodes the stored state, or starts a fresh one (logging why).
+func (e *Engine) load(blob []byte, log *slog.Logger) *envelope {
+	env, err := decode(blob, e.cfg.AcceptProviders)
+	var drop *DropError
+	if errors.As(err, &drop) {
+		log.Warn("stored conversation dropped; starting fresh", "reason", string(drop.Reason), "err", drop.Err)
+		e.deps.Hooks.dropped(drop.Reason)
+	}
+	if env == nil {
+		env = newEnvelope(e.now())
+	}
+	return env
+}
+
+// collect applies events and commands in arrival order and gathers the
+// user's text into one message. Input already in the state is skipped.
+func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbound, log *slog.Logger) batch {
+	var b batch
+	for _, in := range pending {
+		if in.ID != "" && v.env.processed(in.ID) {
+			continue
+		}
+		v.env.markProcessed(in.ID)
+		switch in.Kind {
+		case botgw.KindEvent:
+			if in.Event != nil {
+				applyEvent(v.env, in)
+				b.respond = b.respond || in.Event.Respond
+			}
+		case botgw.KindUnsupported:
+			b.last = in
+			b.replies = append(b.replies, e.cfg.UnsupportedNotice)
+		default:
+			b.last = in
+			if cmd, args, ok := e.parseCommand(in.Text); ok {
+				reply, reset := e.runCommand(ctx, v, in, cmd, args, log)
+				b.replies = append(b.replies, reply)
+				if reset {
+					b.user, b.respond = nil, false
+				}
+				continue
+			}
+			b.addUser(in)
+		}
+	}
+	return b
+}
+
+func (b *batch) addUser(in botgw.Inbound) {
+	if b.user == nil {
+		b.user = &botgw.Message{Role: botgw.RoleUser, Text: in.Text, At: in.At}
+	} else {
+		b.user.Text += "\n" + in.Text
+	}
+	b.user.InboundIDs = append(b.user.InboundIDs, in.ID)
+}
+
+// applyEvent appends an event as context; an event with a key replaces the
+// previous one of that key, so the player's location does not pile up.
+func applyEvent(env *envelope, in botgw.Inbound) {
+	ev := in.Event
+	if ev.Key != "" {
+		env.History = slices.DeleteFunc(env.History, func(m botgw.Message) bool {
+			return m.Role == botgw.RoleEvent && m.EventKey == ev.Key
+		})
+	}
+	env.History = append(env.History, botgw.Message{Role: botgw.RoleEvent, Text: ev.Text,
+		At: in.At, EventID: ev.ID, EventKey: ev.Key})
+}
+
+// answer compacts the history, runs the provider's tool loop and returns
+// the reply text. On failure the user's message stays in the history and
+// the reply is the apology.
+func (e *Engine) answer(ctx context.Context, k botgw.ChatKey, env *envelope, b batch, stats *TurnStats, log *slog.Logger) string {
+	history := env.History
+	if b.user != nil {
+		history = append(slices.Clip(history), *b.user)
+	}
+	history = e.compact(ctx, env, history, stats, log)
+	if t, ok := e.deps.Channels[k.Channel].(botgw.Typer); ok {
+		defer t.StartTyping(ctx, b.last)()
+	}
+	start := time.Now()
+	res := e.ask(ctx, k, b.last.UserID, history)
+	stats.Provider = time.Since(start)
+	stats.Usage, stats.ToolCalls = res.usage, res.toolCalls
+	env.History = append(history, res.added...)
+	env.Usage.InputTokens += res.usage.InputTokens
+	env.Usage.OutputTokens += res.usage.OutputTokens
+	env.Turns++
+	rec := turnRecord{ID: b.last.ID, At: start, Provider: res.provider, Usage: res.usage,
+		ToolCalls: res.toolCalls, Duration: stats.Provider, Outcome: "ok"}
+	if res.err != nil {
+		log.Warn("provider failed; sending the apology", "err", res.err)
+		stats.Outcome, rec.Outcome = "provider_error", "provider_error"
+		env.addRecord(rec)
+		return e.cfg.Apology
+	}
+	env.Provider = res.provider
+	env.addRecord(rec)
+	return res.text
+}
+
+// compact shrinks the history with the configured compactor. A failing
+// compactor leaves the history as it was: compaction never loses context.
+func (e *Engine) compact(ctx context.Context, env *envelope, h []botgw.Message, stats *TurnStats, log *slog.Logger) []botgw.Message {
+	if e.deps.Compactor == nil {
+		return h
+	}
+	out, err := e.deps.Compactor.Compact(ctx, h)
+	if err != nil {
+		log.Warn("compaction failed; sending the history whole", "err", err)
+		return h
+	}
+	if len(out) != len(h) {
+		stats.Compacted = true
+		env.Compaction.Count++
+		env.Compaction.Last = e.now()
+		env.Compaction.TokensBefore = roughTokens(h)
+		env.Compaction.TokensAfter = roughTokens(out)
+	}
+	return out
+}
+
+// roughTokens is a cheap estimate for the compaction record.
+func roughTokens(h []botgw.Message) int {
+	n := 0
+	for _, m := range h {
+		n += (len(m.Text)+3)/4 + 4
+		for _, c := range m.ToolCalls {
+			n += (len(c.Arguments) + len(c.Result) + len(c.Error) + 3) / 4
+		}
+	}
+	return n
+}

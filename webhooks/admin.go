@@ -1,0 +1,164 @@
+package webhooks
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/botgw/botgw"
+)
+
+// Operator is what the admin API needs of the engine side: it decodes the
+// opaque state for people and applies operator actions. convo.Operator
+// implements it.
+type Operator interface {
+	List(ctx context.Context, cursor string, n int) (chats []botgw.ChatKey, next string, err error)
+	// Show returns a JSON-ready view of the chat: decoded history, events,
+	// size, TTL left, turns, token usage. botgw.ErrNotFound when absent.
+	Show(ctx context.Context, k botgw.ChatKey) (any, error)
+	Reset(ctx context.Context, k botgw.ChatKey, actor string) error
+	Export(ctx context.Context, k botgw.ChatKey) ([]byte, error)
+	Import(ctx context.Context, k botgw.ChatKey, data []byte, actor string) error
+	Audit(ctx context.Context, n int) (any, error)
+}
+
+// Admin serves /v1/admin/..., authenticated with the admin Bearer token.
+type Admin struct {
+	token []byte
+	op    Operator
+	log   *slog.Logger
+}
+
+// NewAdmin builds the admin API. An empty token disables it (every request
+// is refused), so an unconfigured deployment never exposes conversations.
+func NewAdmin(token string, op Operator, log *slog.Logger) *Admin {
+	return &Admin{token: []byte(token), op: op, log: log}
+}
+
+func (a *Admin) mount(e *echo.Echo) {
+	g := e.Group("/v1/admin", a.auth)
+	g.GET("/chats", a.list)
+	g.GET("/chats/:chat", a.show)
+	g.POST("/chats/:chat/reset", a.reset)
+	g.GET("/chats/:chat/export", a.export)
+	g.PUT("/chats/:chat/export", a.importChat)
+	g.GET("/audit", a.audit)
+}
+
+func (a *Admin) auth(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		tok, ok := strings.CutPrefix(c.Request().Header.Get("Authorization"), "Bearer ")
+		if !ok || len(a.token) == 0 || subtle.ConstantTimeCompare([]byte(tok), a.token) != 1 {
+			return c.JSON(http.StatusUnauthorized, map[string]string{"error": "authorization: admin Bearer token required"})
+		}
+		return next(c)
+	}
+}
+
+// chatParam reads the URL-escaped chat key of the path.
+func chatParam(c echo.Context) (botgw.ChatKey, error) {
+	raw, err := url.PathUnescape(c.Param("chat"))
+	if err != nil {
+		return botgw.ChatKey{}, echo.NewHTTPError(http.StatusBadRequest, "chat: "+err.Error())
+	}
+	k, err := botgw.ParseChatKey(raw)
+	if err != nil {
+		return k, echo.NewHTTPError(http.StatusBadRequest, "chat: "+err.Error())
+	}
+	return k, nil
+}
+
+func (a *Admin) list(c echo.Context) error {
+	n, err := strconv.Atoi(c.QueryParam("limit"))
+	if c.QueryParam("limit") == "" {
+		n, err = 50, nil
+	}
+	if err != nil || n < 1 || n > 1000 {
+		return echo.NewHTTPError(http.StatusBadRequest, "limit: want 1 to 1000")
+	}
+	chats, next, err := a.op.List(c.Request().Context(), c.QueryParam("cursor"), n)
+	if err != nil {
+		return err
+	}
+	names := make([]string, len(chats))
+	for i, k := range chats {
+		names[i] = k.String()
+	}
+	return c.JSON(http.StatusOK, map[string]any{"chats": names, "next": next})
+}
+
+func (a *Admin) show(c echo.Context) error {
+	k, err := chatParam(c)
+	if err != nil {
+		return err
+	}
+	v, err := a.op.Show(c.Request().Context(), k)
+	if errors.Is(err, botgw.ErrNotFound) {
+		return echo.NewHTTPError(http.StatusNotFound, "chat: no conversation "+k.String())
+	}
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, v)
+}
+
+func (a *Admin) reset(c echo.Context) error {
+	k, err := chatParam(c)
+	if err != nil {
+		return err
+	}
+	if err := a.op.Reset(c.Request().Context(), k, "admin-api"); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"reset": true, "chat": k.String()})
+}
+
+func (a *Admin) export(c echo.Context) error {
+	k, err := chatParam(c)
+	if err != nil {
+		return err
+	}
+	b, err := a.op.Export(c.Request().Context(), k)
+	if errors.Is(err, botgw.ErrNotFound) {
+		return echo.NewHTTPError(http.StatusNotFound, "chat: no conversation "+k.String())
+	}
+	if err != nil {
+		return err
+	}
+	return c.JSONBlob(http.StatusOK, b)
+}
+
+func (a *Admin) importChat(c echo.Context) error {
+	k, err := chatParam(c)
+	if err != nil {
+		return err
+	}
+	b, err := io.ReadAll(http.MaxBytesReader(c.Response(), c.Request().Body, 8<<20))
+	if err != nil {
+		return echo.NewHTTPError(http.StatusRequestEntityTooLarge, "body: larger than 8 MiB")
+	}
+	if !json.Valid(b) {
+		return echo.NewHTTPError(http.StatusBadRequest, "body: invalid JSON")
+	}
+	if err := a.op.Import(c.Request().Context(), k, b, "admin-api"); err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
+	}
+	return c.JSON(http.StatusOK, map[string]any{"imported": true, "chat": k.String()})
+}
+
+func (a *Admin) audit(c echo.Context) error {
+	v, err := a.op.Audit(c.Request().Context(), 200)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, v)
+}

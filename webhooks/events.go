@@ -1,0 +1,207 @@
+package webhooks
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/botgw/botgw"
+)
+
+const (
+	maxEventBody  = 64 << 10
+	maxEventBatch = 100
+	maxEventText  = 8000
+	sigWindow     = 5 * time.Minute
+)
+
+// Once records a name for ttl and reports whether it was new (replay
+// protection for signed requests).
+type Once func(ctx context.Context, name string, ttl time.Duration) (bool, error)
+
+// Events serves POST /v1/events: app events into a chat's context.
+type Events struct {
+	secret   []byte
+	deliver  botgw.Deliver
+	once     Once
+	channels []string // configured channel names; others are 404
+	log      *slog.Logger
+	now      func() time.Time
+}
+
+// NewEvents builds the events endpoint. channels are the configured channel
+// names; an event for any other channel is refused with 404.
+func NewEvents(secret string, deliver botgw.Deliver, once Once, channels []string, log *slog.Logger) *Events {
+	return &Events{secret: []byte(secret), deliver: deliver, once: once, channels: channels, log: log, now: time.Now}
+}
+
+// eventIn is one event as posted.
+type eventIn struct {
+	Chat    string `json:"chat"`
+	Text    string `json:"text"`
+	ID      string `json:"id"`
+	Key     string `json:"key"`
+	Respond bool   `json:"respond"`
+}
+
+func (ev *Events) mount(e *echo.Echo) { e.POST("/v1/events", ev.post) }
+
+func (ev *Events) post(c echo.Context) error {
+	r := c.Request()
+	body, err := io.ReadAll(http.MaxBytesReader(c.Response(), r.Body, maxEventBody))
+	if err != nil {
+		return c.JSON(http.StatusRequestEntityTooLarge, map[string]string{"error": "body: larger than 64 KiB"})
+	}
+	if err := ev.authenticate(r.Context(), r.Header, body); err != nil {
+		ev.log.Warn("event refused", "err", err)
+		return c.JSON(http.StatusUnauthorized, map[string]string{"error": err.Error()})
+	}
+	in, status, err := ev.parse(body)
+	if err != nil {
+		return c.JSON(status, map[string]string{"error": err.Error()})
+	}
+	for _, m := range in {
+		if err := ev.deliver(r.Context(), m); err != nil {
+			ev.log.Warn("event not stored", "chat", m.Chat, "err", err)
+			return c.JSON(http.StatusServiceUnavailable, map[string]string{"error": "could not store the event; retry (ids make retries safe)"})
+		}
+	}
+	return c.JSON(http.StatusAccepted, map[string]any{"accepted": true, "count": len(in)})
+}
+
+// authenticate accepts a Bearer secret or an HMAC signature of
+// "<timestamp>.<body>" within the window, each signature only once.
+func (ev *Events) authenticate(ctx context.Context, h http.Header, body []byte) error {
+	if len(ev.secret) == 0 {
+		return errors.New("events.secret is not configured: the events endpoint is off")
+	}
+	if tok, ok := strings.CutPrefix(h.Get("Authorization"), "Bearer "); ok {
+		if subtle.ConstantTimeCompare([]byte(tok), ev.secret) == 1 {
+			return nil
+		}
+		return errors.New("authorization: wrong bearer token")
+	}
+	ts, sig := h.Get("X-Botgw-Timestamp"), h.Get("X-Botgw-Signature")
+	if ts == "" || sig == "" {
+		return errors.New("authorization: missing (Bearer token, or X-Botgw-Timestamp and X-Botgw-Signature)")
+	}
+	sec, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil || ev.now().Sub(time.Unix(sec, 0)).Abs() > sigWindow {
+		return errors.New("x-botgw-timestamp: missing, malformed or outside the 5-minute window")
+	}
+	if !hmac.Equal([]byte(sig), []byte(Sign(ev.secret, ts, body))) {
+		return errors.New("x-botgw-signature: does not match")
+	}
+	fresh, err := ev.once(ctx, "evsig:"+sig, 2*sigWindow)
+	if err != nil {
+		return fmt.Errorf("replay check: %w", err)
+	}
+	if !fresh {
+		return errors.New("x-botgw-signature: already used (replay)")
+	}
+	return nil
+}
+
+// Sign computes the X-Botgw-Signature value for a timestamp and body.
+func Sign(secret []byte, timestamp string, body []byte) string {
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte(timestamp))
+	m.Write([]byte("."))
+	m.Write(body)
+	return "v1=" + hex.EncodeToString(m.Sum(nil))
+}
+
+// parse reads one event or a batch; every error names its field.
+func (ev *Events) parse(body []byte) ([]botgw.Inbound, int, error) {
+	var probe struct {
+		Events json.RawMessage `json:"events"`
+	}
+	if err := json.Unmarshal(body, &probe); err != nil {
+		return nil, http.StatusBadRequest, fmt.Errorf("body: invalid JSON: %v", err)
+	}
+	var list []eventIn
+	prefix := func(int) string { return "" }
+	if probe.Events != nil {
+		if err := strictDecode(probe.Events, &list); err != nil {
+			return nil, http.StatusBadRequest, fmt.Errorf("events: %v", err)
+		}
+		if len(list) == 0 || len(list) > maxEventBatch {
+			return nil, http.StatusBadRequest, fmt.Errorf("events: want 1 to %d events, got %d", maxEventBatch, len(list))
+		}
+		prefix = func(i int) string { return fmt.Sprintf("events[%d].", i) }
+	} else {
+		var one eventIn
+		if err := strictDecode(body, &one); err != nil {
+			return nil, http.StatusBadRequest, fmt.Errorf("body: %v", err)
+		}
+		list = []eventIn{one}
+	}
+	out := make([]botgw.Inbound, 0, len(list))
+	for i, e := range list {
+		m, status, err := ev.check(e)
+		if err != nil {
+			return nil, status, errors.New(prefix(i) + err.Error())
+		}
+		out = append(out, m)
+	}
+	return out, 0, nil
+}
+
+func strictDecode(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+// check validates one event and turns it into pending input of its chat.
+func (ev *Events) check(e eventIn) (botgw.Inbound, int, error) {
+	if e.Chat == "" {
+		return botgw.Inbound{}, http.StatusBadRequest, errors.New("chat: required")
+	}
+	k, err := botgw.ParseChatKey(e.Chat)
+	if err != nil {
+		return botgw.Inbound{}, http.StatusBadRequest, fmt.Errorf("chat: %v", err)
+	}
+	if !slices.Contains(ev.channels, k.Channel) {
+		return botgw.Inbound{}, http.StatusNotFound, fmt.Errorf("chat: unknown channel %q (configured: %s)", k.Channel, strings.Join(ev.channels, ", "))
+	}
+	switch {
+	case strings.TrimSpace(e.Text) == "":
+		return botgw.Inbound{}, http.StatusBadRequest, errors.New("text: required")
+	case utf8.RuneCountInString(e.Text) > maxEventText:
+		return botgw.Inbound{}, http.StatusBadRequest, fmt.Errorf("text: longer than %d characters", maxEventText)
+	case len(e.ID) > 200:
+		return botgw.Inbound{}, http.StatusBadRequest, errors.New("id: longer than 200 characters")
+	case len(e.Key) > 64:
+		return botgw.Inbound{}, http.StatusBadRequest, errors.New("key: longer than 64 characters")
+	}
+	id := e.ID
+	if id == "" {
+		id = randomID()
+	}
+	return botgw.Inbound{Chat: k, Kind: botgw.KindEvent, ID: "evt:" + id, At: ev.now(),
+		Event: &botgw.Event{ID: e.ID, Key: e.Key, Text: e.Text, Respond: e.Respond}}, 0, nil
+}
+
+func randomID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
