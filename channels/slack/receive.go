@@ -11,8 +11,8 @@ import (
 	"github.com/slack-go/slack/slackevents"
 )
 
-// post is the part of a Slack message the gateway reads.
-type post struct {
+// message is the part of a Slack message the gateway reads.
+type message struct {
 	channel, user, botID string
 	text, ts, threadTS   string
 	files                bool
@@ -42,19 +42,19 @@ func (a *adapter) normalise(ev slackevents.EventsAPIEvent) (botgw.Inbound, bool)
 	if ev.Type != slackevents.CallbackEvent {
 		return botgw.Inbound{}, false
 	}
-	var p post
+	var p message
 	switch e := ev.InnerEvent.Data.(type) {
 	case *slackevents.MessageEvent:
 		if !readMessage(e) {
 			return botgw.Inbound{}, false
 		}
-		p = post{channel: e.Channel, user: e.User, botID: e.BotID, text: e.Text,
+		p = message{channel: e.Channel, user: e.User, botID: e.BotID, text: e.Text,
 			ts: e.TimeStamp, threadTS: e.ThreadTimeStamp, files: e.Message != nil && len(e.Message.Files) > 0}
 	case *slackevents.AppMentionEvent:
 		if e.Edited != nil {
 			return botgw.Inbound{}, false
 		}
-		p = post{channel: e.Channel, user: e.User, botID: e.BotID, text: e.Text,
+		p = message{channel: e.Channel, user: e.User, botID: e.BotID, text: e.Text,
 			ts: e.TimeStamp, threadTS: e.ThreadTimeStamp, files: len(e.Files) > 0}
 	default:
 		return botgw.Inbound{}, false
@@ -68,8 +68,8 @@ func readMessage(e *slackevents.MessageEvent) bool {
 	return isDM(e.Channel) && (e.SubType == "" || e.SubType == "file_share")
 }
 
-func (a *adapter) inbound(p post) (botgw.Inbound, bool) {
-	self := a.identity()
+func (a *adapter) inbound(p message) (botgw.Inbound, bool) {
+	self := a.bot()
 	if p.user == "" || p.botID != "" || p.user == self.UserID {
 		return botgw.Inbound{}, false
 	}

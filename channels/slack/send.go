@@ -51,7 +51,7 @@ func (a *adapter) Send(ctx context.Context, m botgw.Outbound) error {
 // past maxRunes in conversion is cut again, smaller. Blank parts are dropped.
 func split(md string, limit int) []string {
 	var out []string
-	for _, raw := range channels.Split(md, limit) {
+	for _, raw := range closeFences(channels.Split(md, limit)) {
 		part := mrkdwn(raw)
 		switch {
 		case utf8.RuneCountInString(part) > maxRunes && limit > 100:
@@ -61,6 +61,27 @@ func split(md string, limit int) []string {
 		}
 	}
 	return out
+}
+
+// closeFences closes a code block that a part leaves open (a block longer
+// than a part is cut inside) and reopens it at the start of the next part.
+func closeFences(parts []string) []string {
+	open := false
+	for i, p := range parts {
+		if open {
+			p = "```\n" + p
+		}
+		for line := range strings.SplitSeq(parts[i], "\n") {
+			if isFenceLine(line) {
+				open = !open
+			}
+		}
+		if open && i < len(parts)-1 {
+			p = strings.TrimSuffix(p, "\n") + "\n```\n"
+		}
+		parts[i] = p
+	}
+	return parts
 }
 
 // post sends one part with chat.postMessage, waiting out rate limits.

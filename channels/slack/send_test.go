@@ -133,3 +133,22 @@ func TestSendToDirectMessageHasNoThread(t *testing.T) {
 		t.Errorf("posted to %q with thread_ts %q, want the DM itself", p.Get("channel"), p.Get("thread_ts"))
 	}
 }
+
+func TestSendKeepsLongCodeBlocksFenced(t *testing.T) {
+	f := newFakeSlack(t)
+	ch := newTestAdapter(t, f)
+	code := "```\n" + strings.Repeat("fmt.Println(\"x\")\n", 400) + "```\n" // 6,800 characters
+	if err := ch.Send(t.Context(), botgw.Outbound{Chat: threadChat, ID: "r1", Text: code}); err != nil {
+		t.Fatal(err)
+	}
+	posts := f.Posts()
+	if len(posts) < 2 {
+		t.Fatalf("%d posts, want the block split", len(posts))
+	}
+	for i, p := range posts {
+		text := strings.TrimSpace(p.Form.Get("text"))
+		if !strings.HasPrefix(text, "```") || !strings.HasSuffix(text, "```") || strings.Count(text, "```") != 2 {
+			t.Errorf("part %d is not one whole code block: %q…%q", i, text[:10], text[len(text)-10:])
+		}
+	}
+}

@@ -119,7 +119,7 @@ func (a *adapter) setHealth(err error) {
 	a.health = err
 }
 
-func (a *adapter) identity() identity {
+func (a *adapter) bot() identity {
 	a.mu.RLock()
 	defer a.mu.RUnlock()
 	return a.self

@@ -38,7 +38,7 @@ func TestStartTypingCanBeTurnedOff(t *testing.T) {
 func TestStartLearnsIdentityAndHealth(t *testing.T) {
 	f := newFakeSlack(t)
 	ch := newTestAdapter(t, f)
-	if got := ch.identity(); got != (identity{UserID: botUserID, BotID: botID}) {
+	if got := ch.bot(); got != (identity{UserID: botUserID, BotID: botID}) {
 		t.Errorf("identity = %+v", got)
 	}
 	if err := ch.Health(); err != nil {
