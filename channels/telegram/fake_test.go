@@ -208,6 +208,12 @@ func (f *fakeAPI) pushUpdates(updates ...[]byte) {
 	f.notifyLocked()
 }
 
+func (f *fakeAPI) allCalls() []apiCall {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]apiCall(nil), f.calls...)
+}
+
 // callsTo returns the requests made to method, in order.
 func (f *fakeAPI) callsTo(method string) []apiCall {
 	f.mu.Lock()

@@ -28,20 +28,22 @@ func (c pollingChannel) Listen(ctx context.Context, deliver botgw.Deliver) error
 	c.clearWebhook(ctx)
 	var offset int64
 	backoff := time.Duration(0)
-	for ctx.Err() == nil {
+	for {
 		next, err := c.pollOnce(ctx, offset, deliver)
 		offset = next
-		if err != nil && ctx.Err() == nil {
+		switch {
+		case ctx.Err() != nil:
+			return nil
+		case err != nil:
 			backoff = min(max(2*backoff, time.Second), maxPollBackoff)
 			c.healthErr.Store(&err)
 			c.log.Error("telegram polling", "err", err, "retry_in", backoff)
 			_ = c.sleep(ctx, backoff)
-			continue
+		default:
+			backoff = 0
+			c.healthErr.Store(nil)
 		}
-		backoff = 0
-		c.healthErr.Store(nil)
 	}
-	return nil
 }
 
 // pollOnce fetches the updates after offset and delivers them in order. It

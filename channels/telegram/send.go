@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-telegram/bot"
@@ -51,25 +52,29 @@ func parseTarget(k botgw.ChatKey) (target, error) {
 // Send delivers m as one or more messages in order: Markdown converted to
 // Telegram HTML, split to Telegram's limit, paced per chat. In groups the
 // first message replies to the message that started the turn. Failures are
-// *botgw.PlatformError.
+// *botgw.PlatformError; when the engine retries m, parts Telegram already
+// took are not sent again (within this process).
 func (a *Adapter) Send(ctx context.Context, m botgw.Outbound) error {
 	t, err := parseTarget(m.Chat)
 	if err != nil {
 		return &botgw.PlatformError{Channel: Name, Permanent: true, Err: err}
 	}
-	if m.Meta[metaChatType] != string(models.ChatTypePrivate) {
+	chunks := render(m.Text)
+	start := a.progress.done(m.ID)
+	if start == 0 && m.Meta[metaChatType] != string(models.ChatTypePrivate) {
 		t.replyTo, _ = strconv.Atoi(m.Meta[metaMessageID])
 	}
-	chunks := render(m.Text)
-	for i, c := range chunks {
-		if strings.TrimSpace(c.html) == "" {
+	for i := start; i < len(chunks); i++ {
+		if strings.TrimSpace(chunks[i].html) == "" {
 			continue
 		}
-		if err := a.sendChunk(ctx, t, c); err != nil {
+		if err := a.sendChunk(ctx, t, chunks[i]); err != nil {
+			a.progress.set(m.ID, i)
 			return platformError(fmt.Errorf("send part %d of %d to %s: %w", i+1, len(chunks), m.Chat, err))
 		}
 		t.replyTo = 0
 	}
+	a.progress.set(m.ID, 0)
 	return nil
 }
 
@@ -139,4 +144,35 @@ func platformError(err error) *botgw.PlatformError {
 		pe.Status, pe.Permanent = 404, true
 	}
 	return pe
+}
+
+// progress remembers, per outbound id, how many parts of a reply Telegram
+// took before a send failed, so a retry resumes after them.
+type progress struct {
+	mu    sync.Mutex
+	parts map[string]int
+}
+
+// maxProgress bounds the replies remembered; past it the oldest knowledge
+// is dropped (a retry then resends from the first part).
+const maxProgress = 1024
+
+func (p *progress) done(id string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.parts[id]
+}
+
+// set records n parts sent for id; 0 forgets id.
+func (p *progress) set(id string, n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n == 0 {
+		delete(p.parts, id)
+		return
+	}
+	if p.parts == nil || len(p.parts) >= maxProgress {
+		p.parts = make(map[string]int)
+	}
+	p.parts[id] = n
 }

@@ -204,3 +204,29 @@ func TestSendIsPacedPerChat(t *testing.T) {
 		t.Errorf("waits %v, want one wait of about 2s before the second message", ta.slept)
 	}
 }
+
+// When a later part fails, the engine's retry of the same reply sends only
+// the parts Telegram did not take yet.
+func TestSendRetryResumesAfterSentParts(t *testing.T) {
+	ta := newTestAdapter(t, Config{}, "")
+	text, _ := longReply()
+	out := botgw.Outbound{Chat: botgw.ChatKey{Channel: Name, ID: "123456789"}, ID: "r1", Text: text}
+	ta.api.script("sendMessage", reply{200, `{"ok":true,"result":{"message_id":1,"date":1732270000,"chat":{"id":123456789,"type":"private"},"text":"x"}}`},
+		reply{502, `{"ok":false,"error_code":502,"description":"Bad Gateway"}`})
+	if err := ta.ch.Send(t.Context(), out); err == nil {
+		t.Fatal("Send succeeded although part 2 failed")
+	}
+	if err := ta.ch.Send(t.Context(), out); err != nil {
+		t.Fatalf("retry: %v", err)
+	}
+	sent := ta.api.callsTo("sendMessage")
+	chunks := render(text)
+	if len(sent) != 4 {
+		t.Fatalf("%d sendMessage calls, want 4 (part 1, failed part 2, parts 2 and 3)", len(sent))
+	}
+	for i, want := range []int{0, 1, 1, 2} {
+		if sent[i].params["text"] != chunks[want].html {
+			t.Errorf("call %d did not send part %d", i+1, want+1)
+		}
+	}
+}

@@ -38,6 +38,7 @@ type Adapter struct {
 	username  atomic.Pointer[string] // learned from getMe in Start
 	healthErr atomic.Pointer[error]  // last polling failure, nil once a poll succeeds
 	limiter   *limiter
+	progress  progress
 	apiURL    string
 	poll      *http.Client
 	pollWait  time.Duration // long-poll timeout asked of getUpdates
