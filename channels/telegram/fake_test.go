@@ -256,7 +256,7 @@ func writeJSON(w http.ResponseWriter, r reply) {
 // testAdapter builds an adapter against the fake, ran Start (getMe), and
 // records every wait instead of sleeping.
 type testAdapter struct {
-	*Adapter
+	*adapter
 	ch     botgw.Channel
 	api    *fakeAPI
 	slept  []time.Duration
@@ -277,9 +277,9 @@ func newTestAdapter(t *testing.T, cfg Config, publicURL string) *testAdapter {
 	ta := &testAdapter{ch: ch, api: api}
 	switch c := ch.(type) {
 	case webhookChannel:
-		ta.Adapter = c.Adapter
+		ta.adapter = c.adapter
 	case pollingChannel:
-		ta.Adapter = c.Adapter
+		ta.adapter = c.adapter
 	}
 	ta.sleep = func(ctx context.Context, d time.Duration) error {
 		ta.sleepM.Lock()

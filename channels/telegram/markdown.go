@@ -49,8 +49,12 @@ func toHTML(src string, st fence) (string, fence) {
 }
 
 // writeCode writes a code block; the newline before its closing fence is
-// not part of the code.
+// not part of the code. An empty block (a part cut right at a fence) is left
+// out: Telegram rejects empty entities.
 func writeCode(b *strings.Builder, code, lang string) {
+	if strings.TrimSpace(code) == "" {
+		return
+	}
 	b.WriteString("<pre><code")
 	if lang != "" {
 		b.WriteString(` class="language-` + lang + `"`)

@@ -22,7 +22,7 @@ const (
 // updates the gateway ignores: anything but a new message (edits, channel
 // posts), messages from bots, service messages, and group messages that do
 // not address the bot when group_trigger is mention.
-func (a *Adapter) normalize(u *models.Update) (in botgw.Inbound, ok bool) {
+func (a *adapter) normalize(u *models.Update) (in botgw.Inbound, ok bool) {
 	m := u.Message
 	if m == nil || m.From == nil || m.From.IsBot {
 		return botgw.Inbound{}, false
@@ -85,7 +85,7 @@ func hasMedia(m *models.Message) bool {
 
 // addressed reports whether a group message is for the bot under the
 // configured group trigger. A /command@OtherBot is never for the bot.
-func (a *Adapter) addressed(m *models.Message, text string, entities []models.MessageEntity) bool {
+func (a *adapter) addressed(m *models.Message, text string, entities []models.MessageEntity) bool {
 	if cmd, ok := leadingCommand(text, entities); ok {
 		_, target, found := strings.Cut(cmd, "@")
 		return !found || a.isMe(target)
@@ -120,7 +120,7 @@ func isTopicRoot(m *models.Message) bool {
 
 // isMe reports whether username is the bot's. Before getMe succeeded the
 // bot's username is unknown and nothing matches.
-func (a *Adapter) isMe(username string) bool {
+func (a *adapter) isMe(username string) bool {
 	me := a.username.Load()
 	return me != nil && strings.EqualFold(username, *me)
 }
@@ -146,7 +146,7 @@ func entityText(text string, e models.MessageEntity) string {
 
 // cleanText makes a message addressed to the bot read as the user meant it:
 // "@bot hello" becomes "hello" and "/reset@bot now" becomes "/reset now".
-func (a *Adapter) cleanText(text string) string {
+func (a *adapter) cleanText(text string) string {
 	me := ""
 	if p := a.username.Load(); p != nil {
 		me = *p

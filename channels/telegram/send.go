@@ -54,7 +54,7 @@ func parseTarget(k botgw.ChatKey) (target, error) {
 // first message replies to the message that started the turn. Failures are
 // *botgw.PlatformError; when the engine retries m, parts Telegram already
 // took are not sent again (within this process).
-func (a *Adapter) Send(ctx context.Context, m botgw.Outbound) error {
+func (a *adapter) Send(ctx context.Context, m botgw.Outbound) error {
 	t, err := parseTarget(m.Chat)
 	if err != nil {
 		return &botgw.PlatformError{Channel: Name, Permanent: true, Err: err}
@@ -70,7 +70,7 @@ func (a *Adapter) Send(ctx context.Context, m botgw.Outbound) error {
 		}
 		if err := a.sendChunk(ctx, t, chunks[i]); err != nil {
 			a.progress.set(m.ID, i)
-			return platformError(fmt.Errorf("send part %d of %d to %s: %w", i+1, len(chunks), m.Chat, err))
+			return platformError(fmt.Errorf("part %d of %d to %s: %w", i+1, len(chunks), m.Chat, err))
 		}
 		t.replyTo = 0
 	}
@@ -80,7 +80,7 @@ func (a *Adapter) Send(ctx context.Context, m botgw.Outbound) error {
 
 // sendChunk sends one part as HTML, or as plain text if Telegram cannot
 // parse the HTML's entities.
-func (a *Adapter) sendChunk(ctx context.Context, t target, c chunk) error {
+func (a *adapter) sendChunk(ctx context.Context, t target, c chunk) error {
 	err := a.sendMessage(ctx, t, t.params(c.html, models.ParseModeHTML))
 	if isEntityError(err) {
 		a.log.Warn("telegram rejected the HTML of a reply part: resending it as plain text", "chat", t.key, "err", err)
@@ -99,7 +99,7 @@ func (t target) params(text string, mode models.ParseMode) *bot.SendMessageParam
 
 // sendMessage sends one message once the chat's token bucket allows it,
 // waiting out 429 answers a few times.
-func (a *Adapter) sendMessage(ctx context.Context, t target, p *bot.SendMessageParams) error {
+func (a *adapter) sendMessage(ctx context.Context, t target, p *bot.SendMessageParams) error {
 	for attempt := 1; ; attempt++ {
 		if err := a.sleep(ctx, a.limiter.reserve(t.chat, time.Now())); err != nil {
 			return err

@@ -27,13 +27,13 @@ var commands = []models.BotCommand{
 // Start learns the bot's username (for mentions in groups), registers the
 // commands and, in webhook mode with a public URL, the webhook. Each step
 // runs even if another failed; the errors are joined.
-func (a *Adapter) Start(ctx context.Context) error {
+func (a *adapter) Start(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, startTimeout)
 	defer cancel()
 	return errors.Join(a.learnMe(ctx), a.setCommands(ctx), a.setWebhook(ctx))
 }
 
-func (a *Adapter) learnMe(ctx context.Context) error {
+func (a *adapter) learnMe(ctx context.Context) error {
 	me, err := a.bot.GetMe(ctx)
 	if err != nil {
 		return fmt.Errorf("telegram getMe: %w", err)
@@ -43,7 +43,7 @@ func (a *Adapter) learnMe(ctx context.Context) error {
 	return nil
 }
 
-func (a *Adapter) setCommands(ctx context.Context) error {
+func (a *adapter) setCommands(ctx context.Context) error {
 	if _, err := a.bot.SetMyCommands(ctx, &bot.SetMyCommandsParams{Commands: commands}); err != nil {
 		return fmt.Errorf("telegram setMyCommands: %w", err)
 	}
@@ -51,7 +51,7 @@ func (a *Adapter) setCommands(ctx context.Context) error {
 }
 
 // setWebhook points Telegram at publicURL/webhooks/telegram with the secret.
-func (a *Adapter) setWebhook(ctx context.Context) error {
+func (a *adapter) setWebhook(ctx context.Context) error {
 	if a.cfg.mode() != ModeWebhook {
 		return nil
 	}
@@ -76,7 +76,7 @@ var allowedUpdates = []string{"message"}
 // StartTyping shows "typing…" in the chat of in, renewed every 4 s, until
 // stop is called or ctx ends. stop waits for the renewal goroutine, so no
 // typing signal follows the reply.
-func (a *Adapter) StartTyping(ctx context.Context, in botgw.Inbound) (stop func()) {
+func (a *adapter) StartTyping(ctx context.Context, in botgw.Inbound) (stop func()) {
 	t, err := parseTarget(in.Chat)
 	if err != nil {
 		return func() {}
@@ -93,7 +93,7 @@ func (a *Adapter) StartTyping(ctx context.Context, in botgw.Inbound) (stop func(
 	}
 }
 
-func (a *Adapter) typing(ctx context.Context, t target) {
+func (a *adapter) typing(ctx context.Context, t target) {
 	tick := time.NewTicker(typingEvery)
 	defer tick.Stop()
 	p := &bot.SendChatActionParams{ChatID: t.chat, MessageThreadID: t.thread, Action: models.ChatActionTyping}

@@ -27,9 +27,9 @@ import (
 // Name is the channel name: the prefix of chat keys and the config key.
 const Name = "telegram"
 
-// Adapter sends to Telegram and normalises its updates. New wraps it in a
+// adapter sends to Telegram and normalises its updates. New wraps it in a
 // type that adds exactly one receive mode.
-type Adapter struct {
+type adapter struct {
 	cfg       Config
 	publicURL string
 	log       *slog.Logger
@@ -46,11 +46,11 @@ type Adapter struct {
 	sleep func(ctx context.Context, d time.Duration) error
 }
 
-// webhookChannel is the Adapter in webhook mode (botgw.WebhookReceiver).
-type webhookChannel struct{ *Adapter }
+// webhookChannel is the adapter in webhook mode (botgw.WebhookReceiver).
+type webhookChannel struct{ *adapter }
 
-// pollingChannel is the Adapter in long-polling mode (botgw.Listener).
-type pollingChannel struct{ *Adapter }
+// pollingChannel is the adapter in long-polling mode (botgw.Listener).
+type pollingChannel struct{ *adapter }
 
 var (
 	_ botgw.Channel         = webhookChannel{}
@@ -68,12 +68,16 @@ const publicAPI = "https://api.telegram.org"
 // New builds the channel for cfg without any network call. publicURL is the
 // gateway's top-level public_url: in webhook mode Start registers
 // publicURL+"/webhooks/telegram" with Telegram. The result is a
-// botgw.WebhookReceiver in webhook mode and a botgw.Listener in polling mode.
+// botgw.WebhookReceiver in webhook mode and a botgw.Listener in polling mode;
+// both are also botgw.Starter and botgw.Typer.
 func New(cfg Config, publicURL string, log *slog.Logger) (botgw.Channel, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	a := &Adapter{
+	if log == nil {
+		log = slog.Default()
+	}
+	a := &adapter{
 		cfg:       cfg,
 		publicURL: strings.TrimRight(publicURL, "/"),
 		log:       log.With("channel", Name),
@@ -99,7 +103,7 @@ func New(cfg Config, publicURL string, log *slog.Logger) (botgw.Channel, error) 
 }
 
 // Name returns "telegram".
-func (a *Adapter) Name() string { return Name }
+func (a *adapter) Name() string { return Name }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
