@@ -20,11 +20,11 @@ type harness struct {
 	advance func(d time.Duration)
 }
 
-type newHarness func(t *testing.T, opts Options) *harness
+type newHarness func(t testing.TB, opts Options) *harness
 
 // miniHarness runs on a private miniredis with a fake clock: advance is
 // instant and exact.
-func miniHarness(t *testing.T, opts Options) *harness {
+func miniHarness(t testing.TB, opts Options) *harness {
 	m := miniredis.RunT(t)
 	c := redis.NewClient(&redis.Options{Addr: m.Addr(), DisableIdentity: true})
 	s := New(c, "", opts)
@@ -40,7 +40,7 @@ func miniHarness(t *testing.T, opts Options) *harness {
 
 // realHarness runs on BOTGW_TEST_REDIS_URL under a random key prefix, and
 // deletes its keys afterwards. advance sleeps.
-func realHarness(t *testing.T, opts Options) *harness {
+func realHarness(t testing.TB, opts Options) *harness {
 	o, err := redis.ParseURL(redisURL(t))
 	if err != nil {
 		t.Fatalf("BOTGW_TEST_REDIS_URL: %v", err)
@@ -68,7 +68,7 @@ func testLogger(t testing.TB) *slog.Logger {
 	return slog.New(slog.NewTextHandler(t.Output(), nil))
 }
 
-func deleteKeys(t *testing.T, c redis.UniversalClient, pattern string) {
+func deleteKeys(t testing.TB, c redis.UniversalClient, pattern string) {
 	ctx := context.Background()
 	iter := c.Scan(ctx, 0, pattern, 100).Iterator()
 	for iter.Next(ctx) {

@@ -143,3 +143,23 @@ func testBadChatKey(t *testing.T, h *harness) {
 		t.Error("Begin on the zero chat key succeeded, want an error")
 	}
 }
+
+// testScriptCacheFlushed: after a Redis restart or fail-over the script
+// cache is empty; pipelined EVALSHA must reload rather than fail.
+func testScriptCacheFlushed(t *testing.T, h *harness) {
+	k := chat("noscript")
+	mustAppend(t, h, text(k, "m1", "hi"))
+	if err := h.s.c.ScriptFlush(t.Context()).Err(); err != nil {
+		t.Fatalf("SCRIPT FLUSH: %v", err)
+	}
+	mustAppend(t, h, text(k, "m2", "after flush"))
+	snap := mustBegin(t, h, k, "")
+	if err := h.s.c.ScriptFlush(t.Context()).Err(); err != nil {
+		t.Fatalf("SCRIPT FLUSH: %v", err)
+	}
+	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Blob: []byte("s"), TTL: time.Hour, Consumed: 2})
+	h.s.c.ScriptFlush(t.Context())
+	if more, err := h.s.Finish(t.Context(), k, snap.Lease); err != nil || more {
+		t.Errorf("Finish after SCRIPT FLUSH = %v, %v; want false, nil", more, err)
+	}
+}

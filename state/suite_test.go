@@ -44,6 +44,7 @@ func runSuite(t *testing.T, newH newHarness) {
 		{"Once", testOnce},
 		{"CorruptEntriesDropped", testCorruptEntriesDropped},
 		{"BadChatKey", testBadChatKey},
+		{"ScriptCacheFlushed", testScriptCacheFlushed},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,119 @@
+package state
+
+import (
+	"bytes"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/botgw/botgw"
+)
+
+// syncBuffer is a bytes.Buffer safe for a logger and a test to share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+func TestOpenEmbeddedExpiresState(t *testing.T) {
+	var logs syncBuffer
+	s, err := Open(t.Context(), Config{}, Options{}, slog.New(slog.NewTextHandler(&logs, nil)))
+	if err != nil {
+		t.Fatalf("Open embedded: %v", err)
+	}
+	defer s.Close()
+	if !strings.Contains(logs.String(), "level=WARN") || !strings.Contains(logs.String(), "embedded") {
+		t.Errorf("Open embedded logged %q, want a warning that data lives in the process", logs.String())
+	}
+	k := chat("embedded")
+	snap, err := s.Begin(t.Context(), k, "")
+	if err != nil {
+		t.Fatalf("Begin: %v", err)
+	}
+	c := botgw.Commit{Lease: snap.Lease, Blob: []byte("s"), TTL: time.Second}
+	if err := s.Commit(t.Context(), k, c); err != nil {
+		t.Fatalf("Commit: %v", err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, err := s.Info(t.Context(), k)
+		if errors.Is(err, botgw.ErrNotFound) {
+			return
+		}
+		if err != nil || time.Now().After(deadline) {
+			t.Fatalf("Info 10s after a commit with a 1s TTL = %v, want ErrNotFound (embedded TTLs must run)", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func TestOpenRedis(t *testing.T) {
+	s, err := Open(t.Context(), Config{URL: redisURL(t), KeyPrefix: "botgwtest-open"}, Options{}, testLogger(t))
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer s.Close()
+	ok, err := s.Once(t.Context(), newToken(), time.Second)
+	if err != nil || !ok {
+		t.Errorf("Once on a fresh name = %v, %v; want true", ok, err)
+	}
+}
+
+func TestOpenUnreachable(t *testing.T) {
+	_, err := Open(t.Context(), Config{URL: "redis://127.0.0.1:1/0?dial_timeout=1&max_retries=-1"}, Options{}, testLogger(t))
+	if err == nil || !strings.Contains(err.Error(), "ping redis") {
+		t.Errorf("Open on a closed port = %v, want a ping error", err)
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  Config
+		want []string // substrings of the error; none = valid
+	}{
+		{"embedded", Config{}, nil},
+		{"url", Config{URL: "redis://user:pw@localhost:6379/2?pool_size=5"}, nil},
+		{"tls", Config{URL: "rediss://redis.example.com:6380"}, nil},
+		{"cluster url", Config{URL: "redis://a:7000?addr=b:7001", Cluster: true}, nil},
+		{"addrs", Config{Addrs: []string{"a:7000", "b:7001"}}, nil},
+		{"bad scheme", Config{URL: "http://localhost"}, []string{"redis.url:"}},
+		{"unknown option", Config{URL: "redis://localhost?bogus=1"}, []string{"redis.url:"}},
+		{"both", Config{URL: "redis://localhost", Addrs: []string{"a:1"}}, []string{"redis.addrs:"}},
+		{"bad addr", Config{Addrs: []string{"nohost"}}, []string{"redis.addrs[0]:"}},
+		{"embedded cluster", Config{Cluster: true}, []string{"redis.cluster:"}},
+		{"brace prefix", Config{KeyPrefix: "bot{gw}"}, []string{"redis.key_prefix:"}},
+		{"several", Config{URL: "http://x", KeyPrefix: "{"}, []string{"redis.url:", "redis.key_prefix:"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.cfg.Validate()
+			if len(tc.want) == 0 {
+				if err != nil {
+					t.Errorf("Validate() = %v, want nil", err)
+				}
+				return
+			}
+			for _, w := range tc.want {
+				if err == nil || !strings.Contains(err.Error(), w) {
+					t.Errorf("Validate() = %v, want it to name %s", err, w)
+				}
+			}
+		})
+	}
+}
