@@ -209,5 +209,7 @@ func (f *fakeProvider) Complete(_ context.Context, req botgw.Request) (botgw.Rep
 }
 
 func replyText(text string) func(botgw.Request) (botgw.Reply, error) {
-	return func(botgw.Request) (botgw.Reply, error) { return botgw.Reply{Text: text, Provider: "fake/summariser"}, nil }
+	return func(botgw.Request) (botgw.Reply, error) {
+		return botgw.Reply{Text: text, Provider: "fake/summariser"}, nil
+	}
 }

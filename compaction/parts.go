@@ -34,7 +34,7 @@ type part struct {
 	pins  []botgw.Message // the pinned events among an exchange's msgs
 	cost  int             // of msgs
 	// pinCost is the cost of pins; residue is an exchange's tool summary
-	// once it is summarised (zero Role when it used no tools).
+	// (see summary) and residueCost its cost.
 	pinCost     int
 	residue     botgw.Message
 	residueCost int

@@ -110,17 +110,26 @@ func (p *plan) summarise(pt *part) {
 	p.total += pt.pinCost - pt.cost
 	p.exchanges--
 	p.changed = true
-	line := toolSummary(pt.msgs)
-	if line == "" {
+	if !usedTools(pt.msgs) {
 		pt.state = gone
 		return
 	}
 	pt.state = summarised
-	pt.residue = botgw.Message{Role: botgw.RoleSummary, Text: line, At: pt.msgs[0].At}
-	pt.residueCost = p.costAll([]botgw.Message{pt.residue})
+	if p.c != nil {
+		pt.residueCost = p.costAll([]botgw.Message{pt.summary()})
+	}
 	p.total += pt.residueCost
 	p.loose += pt.residueCost
 	p.looseN++
+}
+
+// summary is the tool summary of a summarised exchange, made once when first
+// needed.
+func (pt *part) summary() botgw.Message {
+	if pt.residue.Role == "" {
+		pt.residue = botgw.Message{Role: botgw.RoleSummary, Text: toolSummary(pt.msgs), At: pt.msgs[0].At}
+	}
+	return pt.residue
 }
 
 // output assembles what the plan kept, in order; h itself when nothing
@@ -167,7 +176,7 @@ func (b *builder) flush() {
 	case 0:
 		return
 	case 1:
-		b.out = append(b.out, b.lines[0].residue)
+		b.out = append(b.out, b.lines[0].summary())
 	default:
 		b.out = append(b.out, b.merge()...)
 	}
@@ -177,11 +186,11 @@ func (b *builder) flush() {
 // merge joins the pending tool summaries into one message, unless that would
 // cost more than the separate messages a budget was computed on.
 func (b *builder) merge() []botgw.Message {
-	merged := b.lines[0].residue
+	merged := b.lines[0].summary()
 	texts := make([]string, len(b.lines))
 	cost := 0
 	for i, pt := range b.lines {
-		texts[i] = pt.residue.Text
+		texts[i] = pt.summary().Text
 		cost += pt.residueCost
 	}
 	merged.Text = strings.Join(texts, "\n")
@@ -190,7 +199,7 @@ func (b *builder) merge() []botgw.Message {
 	}
 	separate := make([]botgw.Message, len(b.lines))
 	for i, pt := range b.lines {
-		separate[i] = pt.residue
+		separate[i] = pt.summary()
 	}
 	return separate
 }

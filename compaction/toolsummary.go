@@ -2,8 +2,9 @@ package compaction
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
-	"unicode/utf8"
+	"unicode"
 
 	"github.com/botgw/botgw"
 )
@@ -26,10 +27,11 @@ func toolSummary(ex []botgw.Message) string {
 	for _, m := range ex {
 		for _, tc := range m.ToolCalls {
 			if calls == 0 {
-				fmt.Fprintf(&b, "Earlier: user asked %q", clip(ex[0].Text, maxAskRunes))
+				b.WriteString("Earlier: user asked ")
+				b.WriteString(strconv.Quote(clip(ex[0].Text, maxAskRunes)))
 			}
 			if calls < maxCallsListed {
-				fmt.Fprintf(&b, "; %s(%s) → %s", tc.Name, clip(tc.Arguments, maxArgsRunes), clip(outcome(tc), maxResultRunes))
+				writeCall(&b, tc)
 			}
 			calls++
 		}
@@ -38,6 +40,30 @@ func toolSummary(ex []botgw.Message) string {
 		fmt.Fprintf(&b, "; and %d more tool calls", calls-maxCallsListed)
 	}
 	return b.String()
+}
+
+func usedTools(ex []botgw.Message) bool {
+	for _, m := range ex {
+		if len(m.ToolCalls) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func writeCall(b *strings.Builder, tc botgw.ToolCall) {
+	b.WriteString("; ")
+	b.WriteString(tc.Name)
+	b.WriteByte('(')
+	b.WriteString(clip(tc.Arguments, maxArgsRunes))
+	b.WriteString(") → ")
+	switch {
+	case tc.Error != "":
+		b.WriteString("error: ")
+		b.WriteString(clip(tc.Error, maxResultRunes))
+	default:
+		b.WriteString(clip(outcome(tc), maxResultRunes))
+	}
 }
 
 // outcome is what a tool call returned.
@@ -52,26 +78,63 @@ func outcome(tc botgw.ToolCall) string {
 	}
 }
 
-// clip puts s on one line and cuts it to n runes, marking a cut with "…".
-// Only a prefix of a long s is looked at.
+// clip puts s on one line, each run of white space becoming one space, and
+// cuts it to n runes, marking a cut with "…".
 func clip(s string, n int) string {
-	cut := false
-	if limit := 4 * n * utf8.UTFMax; len(s) > limit {
-		for limit > 0 && !utf8.RuneStart(s[limit]) {
-			limit--
+	s = strings.TrimSpace(s)
+	runes, cut := 0, -1 // cut: where the kept part of s ends, once known
+	space := false
+	for i, r := range s {
+		if unicode.IsSpace(r) {
+			space = true
+			continue
 		}
-		s, cut = s[:limit], true
+		if space {
+			runes, space = runes+1, false
+		}
+		if runes >= n-1 && cut < 0 {
+			cut = i
+		}
+		if runes++; runes > n {
+			return collapse(strings.TrimSpace(s[:cut])) + "…"
+		}
 	}
-	s = strings.Join(strings.Fields(s), " ")
-	if !cut && utf8.RuneCountInString(s) <= n {
+	return collapse(s)
+}
+
+// collapse turns each run of white space in s into one space.
+func collapse(s string) string {
+	if !needsCollapse(s) {
 		return s
 	}
-	runes := 0
-	for i := range s {
-		if runes == n-1 {
-			return s[:i] + "…"
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			space = true
+			continue
 		}
-		runes++
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
 	}
-	return s + "…"
+	return b.String()
+}
+
+func needsCollapse(s string) bool {
+	prevSpace := false
+	for _, r := range s {
+		if r == ' ' && !prevSpace {
+			prevSpace = true
+			continue
+		}
+		if unicode.IsSpace(r) {
+			return true
+		}
+		prevSpace = false
+	}
+	return false
 }
