@@ -59,7 +59,7 @@ func (c Config) Validate() error {
 		val int
 	}{{"max_exchanges", c.MaxExchanges}, {"max_tokens", c.MaxTokens}, {"keep_recent", c.KeepRecent}} {
 		if f.val < 0 {
-			errs = append(errs, fmt.Errorf("compaction.%s: must be positive, got %d", f.key, f.val))
+			errs = append(errs, fmt.Errorf("compaction.%s: must not be negative, got %d", f.key, f.val))
 		}
 	}
 	return errors.Join(errs...)

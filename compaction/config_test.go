@@ -18,9 +18,9 @@ func TestConfigValidate(t *testing.T) {
 		{"unknown strategy", Config{Strategy: "foo"},
 			[]string{`compaction.strategy: unknown "foo" (want none, last_n, token_budget, summarize)`}},
 		{"negative numbers", Config{MaxExchanges: -1, MaxTokens: -2, KeepRecent: -3}, []string{
-			"compaction.max_exchanges: must be positive, got -1",
-			"compaction.max_tokens: must be positive, got -2",
-			"compaction.keep_recent: must be positive, got -3",
+			"compaction.max_exchanges: must not be negative, got -1",
+			"compaction.max_tokens: must not be negative, got -2",
+			"compaction.keep_recent: must not be negative, got -3",
 		}},
 	}
 	for _, tt := range tests {

@@ -31,5 +31,6 @@
 // exceeds a budget, pinned events always survive, and an LLM summary that
 // fails, is empty or is not shorter than what it replaces is discarded in
 // favour of a deterministic fallback. No strategy mutates the history it is
-// given.
+// given. Compactors hold no state between calls and are safe for concurrent
+// use.
 package compaction

@@ -71,6 +71,15 @@ func Chain(cs ...botgw.Compactor) botgw.Compactor {
 	})
 }
 
+// OverTokens is a trigger for When: it reports whether a history is over
+// maxTokens by c.
+func OverTokens(maxTokens int, c Counter) func([]botgw.Message) bool {
+	if c == nil {
+		c = Heuristic
+	}
+	return func(h []botgw.Message) bool { return CountMessages(c, h) > maxTokens }
+}
+
 // When runs c on the histories for which trigger reports true and returns
 // the others unchanged.
 func When(trigger func([]botgw.Message) bool, c botgw.Compactor) botgw.Compactor {

@@ -25,6 +25,7 @@ func TestStrategies(t *testing.T) {
 		want []botgw.Message // nil: only the invariants and check
 		// check asserts more about the output.
 		check func(t *testing.T, out []botgw.Message)
+		raw   bool // no invariants: the strategy is None
 	}{{
 		name: "last_n keeps N exchanges, pinned events and a summary of the dropped tool exchange",
 		c:    KeepLast(2),
@@ -80,6 +81,7 @@ func TestStrategies(t *testing.T) {
 		c:    None(),
 		in:   rich(),
 		want: rich(),
+		raw:  true,
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,7 +89,7 @@ func TestStrategies(t *testing.T) {
 			if tt.want != nil && !reflect.DeepEqual(out, tt.want) {
 				t.Fatalf("got %s\nwant %s", render(out), render(tt.want))
 			}
-			if tt.name[:4] != "none" {
+			if !tt.raw {
 				checkInvariants(t, tt.in, out)
 			}
 			if tt.check != nil {
@@ -133,10 +135,12 @@ func TestChainAndWhen(t *testing.T) {
 	if out := compact(t, never, rich()); !reflect.DeepEqual(out, rich()) {
 		t.Errorf("When with a false trigger changed the history:%s", render(out))
 	}
-	long := func(h []botgw.Message) bool { return len(h) > 10 }
-	out := compact(t, When(long, KeepLast(1)), rich())
+	out := compact(t, When(OverTokens(5000, Heuristic), KeepLast(1)), rich())
 	if want := compact(t, KeepLast(1), rich()); !reflect.DeepEqual(out, want) {
 		t.Errorf("When with a true trigger: got %s\nwant %s", render(out), render(want))
+	}
+	if out := compact(t, When(OverTokens(20_000, Heuristic), KeepLast(1)), rich()); !reflect.DeepEqual(out, rich()) {
+		t.Errorf("When(OverTokens) under its limit changed the history:%s", render(out))
 	}
 }
 
@@ -169,6 +173,26 @@ func TestToolSummary(t *testing.T) {
 	for _, tt := range tests {
 		if got := toolSummary(tt.ex); got != tt.want {
 			t.Errorf("%s:\n got %s\nwant %s", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestClip(t *testing.T) {
+	tests := []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"  a  b\n\n\tc  ", 10, "a b c"},
+		{"aaa bb", 6, "aaa bb"},
+		{"aaa bbb ccc", 6, "aaa b…"},
+		{"aaaa bbb", 6, "aaaa…"},
+		{"héllo wörld", 5, "héll…"},
+	}
+	for _, tt := range tests {
+		if got := clip(tt.in, tt.n); got != tt.want {
+			t.Errorf("clip(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
 		}
 	}
 }

@@ -20,7 +20,7 @@ const summaryLead = "Summary of the earlier conversation: "
 
 type summarizer struct {
 	p          botgw.Provider
-	max        int
+	maxTokens  int
 	keepRecent int
 	c          Counter
 	fallback   botgw.Compactor
@@ -42,12 +42,12 @@ func Summarize(p botgw.Provider, maxTokens, keepRecent int, c Counter, fallback 
 	if fallback == nil {
 		fallback = None()
 	}
-	return &summarizer{p: p, max: maxTokens, keepRecent: max(keepRecent, 1), c: c, fallback: fallback}
+	return &summarizer{p: p, maxTokens: maxTokens, keepRecent: max(keepRecent, 1), c: c, fallback: fallback}
 }
 
 func (s *summarizer) Compact(ctx context.Context, h []botgw.Message) ([]botgw.Message, error) {
 	p := newPlan(h, s.c)
-	if p.total <= s.max {
+	if p.total <= s.maxTokens {
 		return p.output(h), nil
 	}
 	cut := s.cut(p)

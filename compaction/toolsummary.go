@@ -57,13 +57,7 @@ func writeCall(b *strings.Builder, tc botgw.ToolCall) {
 	b.WriteByte('(')
 	b.WriteString(clip(tc.Arguments, maxArgsRunes))
 	b.WriteString(") → ")
-	switch {
-	case tc.Error != "":
-		b.WriteString("error: ")
-		b.WriteString(clip(tc.Error, maxResultRunes))
-	default:
-		b.WriteString(clip(outcome(tc), maxResultRunes))
-	}
+	b.WriteString(clip(outcome(tc), maxResultRunes))
 }
 
 // outcome is what a tool call returned.
