@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/botgw/botgw"
 	"github.com/redis/go-redis/v9"
@@ -32,7 +33,8 @@ func (s *Store) mark(ctx context.Context, ks chatKeys, due int64) error {
 //
 // No input is stranded without a mark: Append pushes the input before it
 // adds the mark, and Finish removes the mark before its script looks at the
-// pending list. If the input landed first, the script sees it and keeps the
+// pending list; both go through ordered, which keeps that order on a
+// cluster too. If the input landed first, the script sees it and keeps the
 // chat; if not, the ingress's mark comes after the removal and stays.
 func (s *Store) Finish(ctx context.Context, k botgw.ChatKey, lease string) (bool, error) {
 	ks, err := s.keys(k)
@@ -128,7 +130,7 @@ func (s *Store) dueCandidates(ctx context.Context, now int64, n int) ([]candidat
 	err := s.pipe(ctx, func(p redis.Pipeliner) {
 		for i := range cmds {
 			cmds[i] = p.ZRangeByScoreWithScores(ctx, s.workKey(uint32(i)), &redis.ZRangeBy{
-				Min: "-inf", Max: fmt.Sprint(now), Count: int64(n),
+				Min: "-inf", Max: strconv.FormatInt(now, 10), Count: int64(n),
 			})
 		}
 	})
