@@ -1,0 +1,105 @@
+package whatsapp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"go.mau.fi/whatsmeow"
+	"go.mau.fi/whatsmeow/proto/waE2E"
+	"go.mau.fi/whatsmeow/store"
+	"go.mau.fi/whatsmeow/store/sqlstore"
+	"go.mau.fi/whatsmeow/types"
+	_ "modernc.org/sqlite" // pure-Go SQLite driver "sqlite": the binary stays CGO_ENABLED=0
+)
+
+// client is the part of *whatsmeow.Client the adapter uses, so tests can
+// drive the adapter with hand-built events and record what it sends.
+type client interface {
+	ConnectContext(ctx context.Context) error
+	Disconnect()
+	IsConnected() bool
+	AddEventHandlerWithSuccessStatus(h whatsmeow.EventHandlerWithSuccessStatus) uint32
+	SendMessage(ctx context.Context, to types.JID, m *waE2E.Message, extra ...whatsmeow.SendRequestExtra) (whatsmeow.SendResponse, error)
+	MarkRead(ctx context.Context, ids []types.MessageID, ts time.Time, chat, sender types.JID, rt ...types.ReceiptType) error
+	SendChatPresence(ctx context.Context, jid types.JID, s types.ChatPresence, m types.ChatPresenceMedia) error
+	// OwnIDs are the linked account's phone-number JID and LID (either may
+	// be empty), without device parts.
+	OwnIDs() (pn, lid types.JID)
+	// PNForLID maps a LID user to its phone-number JID, if the store knows it.
+	PNForLID(ctx context.Context, lid types.JID) (types.JID, bool)
+}
+
+// waClient is the real client: whatsmeow plus its device store.
+type waClient struct{ *whatsmeow.Client }
+
+var _ client = waClient{}
+
+func (c waClient) OwnIDs() (pn, lid types.JID) {
+	return c.Store.GetJID().ToNonAD(), c.Store.GetLID().ToNonAD()
+}
+
+func (c waClient) PNForLID(ctx context.Context, lid types.JID) (types.JID, bool) {
+	pn, err := c.Store.LIDs.GetPNForLID(ctx, lid)
+	if err != nil || pn.IsEmpty() {
+		return types.JID{}, false
+	}
+	return pn.ToNonAD(), true
+}
+
+// errNotLinked means the store holds no paired device.
+var errNotLinked = errors.New("no WhatsApp number is linked: run `botgw whatsapp link -config FILE`")
+
+// openStore opens (creating if needed) the SQLite device store and runs its
+// migrations. No network.
+func openStore(ctx context.Context, cfg Config, log *slog.Logger) (*sqlstore.Container, error) {
+	if err := validateStore(cfg.Store); err != nil {
+		return nil, fmt.Errorf("whatsapp store: %w", err)
+	}
+	if dir := filepath.Dir(cfg.sqlitePath()); dir != "." {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("whatsapp store directory: %w", err)
+		}
+	}
+	c, err := sqlstore.New(ctx, "sqlite", cfg.sqliteDSN(), waLogger(log, "Database"))
+	if err != nil {
+		return nil, fmt.Errorf("open whatsapp store %s: %w", cfg.sqlitePath(), err)
+	}
+	return c, nil
+}
+
+// newClient builds a whatsmeow client for dev. whatsmeow's own reconnect is
+// off: the adapter reconnects with backoff and jitter, and only while it
+// holds the lease. Undelivered messages are not acknowledged and stay
+// decryptable for their redelivery (decrypted-event buffer).
+func newClient(dev *store.Device, cfg Config, log *slog.Logger) (*whatsmeow.Client, error) {
+	cli := whatsmeow.NewClient(dev, waLogger(log, "Client"))
+	cli.EnableAutoReconnect = false
+	cli.EnableDecryptedEventBuffer = true
+	cli.SynchronousAck = true
+	if err := cli.SetProxyAddress(cfg.Proxy); err != nil {
+		return nil, fmt.Errorf("whatsapp proxy: %w", err)
+	}
+	return cli, nil
+}
+
+// linkedClient opens a client for the store's linked device, or
+// errNotLinked when there is none.
+func linkedClient(ctx context.Context, c *sqlstore.Container, cfg Config, log *slog.Logger) (client, error) {
+	dev, err := c.GetFirstDevice(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("load whatsapp device: %w", err)
+	}
+	if dev.ID == nil {
+		return nil, errNotLinked
+	}
+	cli, err := newClient(dev, cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	return waClient{cli}, nil
+}

@@ -1,0 +1,110 @@
+package whatsapp
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Group trigger modes (Config.GroupTrigger).
+const (
+	TriggerMention = "mention" // answer in groups only when mentioned or replied to
+	TriggerAll     = "all"     // answer every group message
+)
+
+const (
+	defaultLeaseTTL = 30 * time.Second
+	sqliteScheme    = "sqlite://"
+)
+
+// Config is the channels.whatsapp section of the gateway config.
+type Config struct {
+	// Store names the database holding the linked-device session:
+	// sqlite:///var/lib/botgw/whatsapp.db (absolute) or sqlite://data/wa.db
+	// (relative). PostgreSQL is not supported in this build.
+	Store string `yaml:"store"`
+	// GroupTrigger is "mention" (default: answer in a group only when the
+	// bot is @mentioned or a message replies to it) or "all".
+	GroupTrigger string `yaml:"group_trigger"`
+	// LeaseTTL is how long one replica holds the WhatsApp session without
+	// renewing it; another replica takes over within it. Default 30s.
+	LeaseTTL time.Duration `yaml:"lease_ttl"`
+	// Proxy is an optional http://, https:// or socks5:// proxy for the
+	// WhatsApp websocket.
+	Proxy string `yaml:"proxy"`
+}
+
+// Validate reports every problem, each prefixed with its full key path.
+func (c Config) Validate() error {
+	var errs []error
+	if err := validateStore(c.Store); err != nil {
+		errs = append(errs, fmt.Errorf("channels.whatsapp.store: %w", err))
+	}
+	switch c.GroupTrigger {
+	case "", TriggerMention, TriggerAll:
+	default:
+		errs = append(errs, fmt.Errorf("channels.whatsapp.group_trigger: %q is not mention or all", c.GroupTrigger))
+	}
+	if c.LeaseTTL != 0 && c.LeaseTTL < 3*time.Second {
+		errs = append(errs, fmt.Errorf("channels.whatsapp.lease_ttl: %v is shorter than 3s", c.LeaseTTL))
+	}
+	if err := validateProxy(c.Proxy); err != nil {
+		errs = append(errs, fmt.Errorf("channels.whatsapp.proxy: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+func validateStore(s string) error {
+	switch {
+	case s == "":
+		return errors.New("required (e.g. sqlite:///var/lib/botgw/whatsapp.db)")
+	case strings.HasPrefix(s, "postgres://"), strings.HasPrefix(s, "postgresql://"):
+		return errors.New("PostgreSQL is not supported in this build (no PostgreSQL driver is compiled in); use sqlite:///path/whatsapp.db")
+	case !strings.HasPrefix(s, sqliteScheme):
+		return fmt.Errorf("%q must start with %s", s, sqliteScheme)
+	case strings.TrimPrefix(s, sqliteScheme) == "":
+		return errors.New("sqlite:// needs a file path (sqlite:///var/lib/botgw/whatsapp.db)")
+	}
+	return nil
+}
+
+func validateProxy(p string) error {
+	if p == "" {
+		return nil
+	}
+	u, err := url.Parse(p)
+	if err != nil {
+		return fmt.Errorf("proxy URL: %w", err)
+	}
+	switch u.Scheme {
+	case "http", "https", "socks5":
+		return nil
+	}
+	return fmt.Errorf("%q: scheme must be http, https or socks5", p)
+}
+
+// sqlitePath is the database file named by a valid sqlite:// store.
+func (c Config) sqlitePath() string { return strings.TrimPrefix(c.Store, sqliteScheme) }
+
+// sqliteDSN is the modernc.org/sqlite DSN for the store: whatsmeow needs
+// foreign keys on; the busy timeout lets `botgw whatsapp link` and a running
+// gateway share the file.
+func (c Config) sqliteDSN() string {
+	return "file:" + c.sqlitePath() + "?_pragma=foreign_keys(1)&_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)"
+}
+
+func (c Config) leaseTTL() time.Duration {
+	if c.LeaseTTL == 0 {
+		return defaultLeaseTTL
+	}
+	return c.LeaseTTL
+}
+
+func (c Config) groupTrigger() string {
+	if c.GroupTrigger == "" {
+		return TriggerMention
+	}
+	return c.GroupTrigger
+}

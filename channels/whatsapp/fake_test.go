@@ -1,0 +1,284 @@
+package whatsapp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"go.mau.fi/whatsmeow"
+	"go.mau.fi/whatsmeow/proto/waE2E"
+	"go.mau.fi/whatsmeow/types"
+
+	"github.com/botgw/botgw"
+)
+
+// fakeClient stands in for *whatsmeow.Client: it records what the adapter
+// does and lets the test emit whatsmeow events to the registered handler.
+type fakeClient struct {
+	mu         sync.Mutex
+	handler    whatsmeow.EventHandlerWithSuccessStatus
+	connected  bool
+	connectErr []error // returned by successive connects; then nil
+	sendErr    []error // returned by successive sends; then success
+	sent       []sentMessage
+	reads      []readReceipt
+	presences  []types.ChatPresence
+	connects   int
+	pn, lid    types.JID
+	lidToPN    map[types.JID]types.JID
+	calls      chan string // "connect", "disconnect", "send", "read", "composing", "paused"
+}
+
+type sentMessage struct {
+	to   types.JID
+	text string
+}
+
+type readReceipt struct {
+	id           types.MessageID
+	ts           time.Time
+	chat, sender types.JID
+}
+
+var (
+	botPN  = types.NewJID("447700900999", types.DefaultUserServer)
+	botLID = types.NewJID("99887766554433", types.HiddenUserServer)
+)
+
+func newFakeClient() *fakeClient {
+	return &fakeClient{pn: botPN, lid: botLID, lidToPN: map[types.JID]types.JID{}, calls: make(chan string, 1000)}
+}
+
+func (f *fakeClient) record(call string) { f.calls <- call }
+
+func (f *fakeClient) ConnectContext(ctx context.Context) error {
+	f.mu.Lock()
+	f.connects++
+	var err error
+	if len(f.connectErr) > 0 {
+		err, f.connectErr = f.connectErr[0], f.connectErr[1:]
+	}
+	f.connected = err == nil
+	f.mu.Unlock()
+	f.record("connect")
+	return err
+}
+
+func (f *fakeClient) Disconnect() {
+	f.mu.Lock()
+	f.connected = false
+	f.mu.Unlock()
+	f.record("disconnect")
+}
+
+func (f *fakeClient) IsConnected() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.connected
+}
+
+func (f *fakeClient) AddEventHandlerWithSuccessStatus(h whatsmeow.EventHandlerWithSuccessStatus) uint32 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.handler = h
+	return 1
+}
+
+func (f *fakeClient) SendMessage(_ context.Context, to types.JID, m *waE2E.Message, _ ...whatsmeow.SendRequestExtra) (whatsmeow.SendResponse, error) {
+	f.mu.Lock()
+	var err error
+	if len(f.sendErr) > 0 {
+		err, f.sendErr = f.sendErr[0], f.sendErr[1:]
+	}
+	if err == nil {
+		f.sent = append(f.sent, sentMessage{to: to, text: m.GetConversation()})
+	}
+	f.mu.Unlock()
+	f.record("send")
+	if err != nil {
+		return whatsmeow.SendResponse{}, err
+	}
+	return whatsmeow.SendResponse{ID: "3EB0000000000000000000", Timestamp: time.Now()}, nil
+}
+
+func (f *fakeClient) MarkRead(_ context.Context, ids []types.MessageID, ts time.Time, chat, sender types.JID, _ ...types.ReceiptType) error {
+	f.mu.Lock()
+	f.reads = append(f.reads, readReceipt{id: ids[0], ts: ts, chat: chat, sender: sender})
+	f.mu.Unlock()
+	f.record("read")
+	return nil
+}
+
+func (f *fakeClient) SendChatPresence(_ context.Context, _ types.JID, s types.ChatPresence, _ types.ChatPresenceMedia) error {
+	f.mu.Lock()
+	f.presences = append(f.presences, s)
+	f.mu.Unlock()
+	f.record(string(s))
+	return nil
+}
+
+func (f *fakeClient) OwnIDs() (pn, lid types.JID) { return f.pn, f.lid }
+
+func (f *fakeClient) PNForLID(_ context.Context, lid types.JID) (types.JID, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	pn, ok := f.lidToPN[lid]
+	return pn, ok
+}
+
+// emit hands evt to the adapter's handler, as whatsmeow's event loop does,
+// and returns the handler's success status (false: no ack).
+func (f *fakeClient) emit(t *testing.T, evt any) bool {
+	t.Helper()
+	eventually(t, "event handler registered", func() bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.handler != nil
+	})
+	f.mu.Lock()
+	h := f.handler
+	f.mu.Unlock()
+	return h(evt)
+}
+
+func (f *fakeClient) sentTexts() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, s := range f.sent {
+		out = append(out, s.text)
+	}
+	return out
+}
+
+func (f *fakeClient) connectCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.connects
+}
+
+// waitCall waits until the client was asked to do call (skipping others).
+func (f *fakeClient) waitCall(t *testing.T, call string) {
+	t.Helper()
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case c := <-f.calls:
+			if c == call {
+				return
+			}
+		case <-timeout:
+			t.Fatalf("client never got %q", call)
+		}
+	}
+}
+
+// eventually fails the test if cond does not hold within a generous
+// deadline (a hang guard, not a speed assertion).
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// logBuffer captures the adapter's logs; safe after the test ends.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+var testTiming = timing{
+	backoffMin:     time.Millisecond,
+	backoffMax:     5 * time.Millisecond,
+	connectTimeout: 5 * time.Second,
+	relinkPoll:     5 * time.Millisecond,
+	keepAliveMax:   time.Minute,
+	banRetry:       time.Hour,
+	sendAttempts:   3,
+	sendBackoff:    time.Millisecond,
+	typingEvery:    5 * time.Millisecond,
+}
+
+// testAdapter builds an adapter whose linked device is f (or whatever open
+// returns), with short waits.
+func testAdapter(cfg Config, lease Lease, open func(context.Context) (client, error)) (*Adapter, *logBuffer) {
+	logs := &logBuffer{}
+	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	a := newAdapter(cfg, lease, log, open)
+	a.tm = testTiming
+	if cfg.LeaseTTL == 0 {
+		a.ttl = time.Hour
+	}
+	return a, logs
+}
+
+func openFake(f *fakeClient) func(context.Context) (client, error) {
+	return func(context.Context) (client, error) { return f, nil }
+}
+
+// listen runs a.Listen until the test ends and returns a wait for its end.
+func listen(t *testing.T, a *Adapter, deliver botgw.Deliver) (cancel func()) {
+	t.Helper()
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.Listen(ctx, deliver) }()
+	cancel = sync.OnceFunc(func() {
+		stop()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("Listen returned %v, want nil", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Error("Listen did not return after cancel")
+		}
+	})
+	t.Cleanup(cancel)
+	return cancel
+}
+
+// recorder is a botgw.Deliver that keeps what it was given.
+type recorder struct {
+	mu  sync.Mutex
+	ins []botgw.Inbound
+	err error
+}
+
+func (r *recorder) deliver(_ context.Context, in botgw.Inbound) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err != nil {
+		return r.err
+	}
+	r.ins = append(r.ins, in)
+	return nil
+}
+
+func (r *recorder) got() []botgw.Inbound {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]botgw.Inbound(nil), r.ins...)
+}
+
+var errNetwork = errors.New("dial tcp: connect: network is unreachable")

@@ -1,0 +1,236 @@
+package whatsapp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.mau.fi/whatsmeow/types/events"
+
+	"github.com/botgw/botgw"
+)
+
+// outcome is how one hold of the session ended.
+type outcome int
+
+const (
+	retry     outcome = iota // lease lost or ctx ended: start over
+	loggedOut                // device unlinked: wait for a re-link
+	parked                   // another client took the session, or this client is outdated: stay off
+)
+
+// Listen holds the WhatsApp connection while this replica holds the lease,
+// and stands by while another one does. It blocks until ctx ends and
+// returns nil: every WhatsApp failure is a state (see State, Health), not
+// an error that should stop the gateway.
+func (a *Adapter) Listen(ctx context.Context, deliver botgw.Deliver) error {
+	a.mu.Lock()
+	a.deliver = deliver
+	a.mu.Unlock()
+	defer a.setState(StateStopped, "")
+	for ctx.Err() == nil {
+		cli, err := a.open(ctx)
+		if err != nil {
+			a.waitForLink(ctx, err)
+			continue
+		}
+		if !a.acquire(ctx) {
+			break
+		}
+		if a.hold(ctx, cli) == parked {
+			<-ctx.Done()
+		}
+	}
+	return nil
+}
+
+// waitForLink reports a store without a linked device and waits before
+// looking again, so a re-link with `botgw whatsapp link` is picked up
+// without a restart.
+func (a *Adapter) waitForLink(ctx context.Context, err error) {
+	a.state.update(func(s *State) { s.Linked, s.JID = false, "" })
+	switch {
+	case !errors.Is(err, errNotLinked):
+		a.log.Error("whatsapp device store unreadable", "err", err)
+		a.setState(StateNotLinked, err.Error())
+	case a.state.get().State != StateLoggedOut:
+		a.setState(StateNotLinked, err.Error())
+	}
+	sleep(ctx, a.tm.relinkPoll)
+}
+
+// hold runs one session on cli while the lease lasts, then disconnects and
+// releases the lease. A parked session keeps the lease (so no other replica
+// fights for the session) until ctx ends or the lease is lost.
+func (a *Adapter) hold(ctx context.Context, cli client) outcome {
+	sctx, cancel := context.WithCancel(ctx)
+	renewed := make(chan struct{})
+	go func() {
+		defer close(renewed)
+		a.renew(sctx, cancel)
+	}()
+	s := &session{a: a, cli: cli, evs: make(chan any, 64)}
+	cli.AddEventHandlerWithSuccessStatus(a.handler(sctx, cli, s.evs))
+	out := s.run(sctx)
+	s.disconnect()
+	if out == parked {
+		<-sctx.Done()
+	}
+	cancel()
+	<-renewed
+	a.release(ctx)
+	return out
+}
+
+// session is one connection of a linked device while this replica holds
+// the lease. Only its run goroutine touches it.
+type session struct {
+	a        *Adapter
+	cli      client
+	evs      chan any // connection events from the whatsmeow handler
+	attempts int      // failed connects since the last login
+	stop     context.CancelFunc
+}
+
+func (s *session) run(ctx context.Context) outcome {
+	if !s.connect(ctx) {
+		return retry
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return retry
+		case ev := <-s.evs:
+			if out, done := s.on(ctx, ev); done {
+				return out
+			}
+		}
+	}
+}
+
+// connect dials until a connection is up (true) or ctx ends (false),
+// waiting an exponential backoff with jitter between attempts.
+func (s *session) connect(ctx context.Context) bool {
+	for {
+		if s.attempts == 0 {
+			s.a.setState(StateConnecting, "logging in to WhatsApp")
+		}
+		s.disconnect()
+		stop, err := dial(ctx, s.cli, s.a.tm.connectTimeout)
+		if err == nil {
+			s.stop = stop
+			return true
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+		s.attempts++
+		wait := backoff(s.a.tm.backoffMin, s.a.tm.backoffMax, s.attempts)
+		s.a.log.Warn("whatsapp connect failed", "err", err, "attempt", s.attempts, "retry_in", wait)
+		s.a.setState(StateDisconnected, fmt.Sprintf("cannot reach WhatsApp (%v); retrying", err))
+		s.a.state.update(func(st *State) { st.Reconnects = s.attempts })
+		if !sleep(ctx, wait) {
+			return false
+		}
+	}
+}
+
+// reconnect waits a backoff after a lost connection, then connects again.
+func (s *session) reconnect(ctx context.Context, why string) bool {
+	s.a.setCurrent(nil)
+	s.disconnect()
+	s.attempts++
+	wait := backoff(s.a.tm.backoffMin, s.a.tm.backoffMax, s.attempts)
+	s.a.setState(StateDisconnected, why+"; reconnecting")
+	s.a.state.update(func(st *State) { st.Reconnects = s.attempts })
+	return sleep(ctx, wait) && s.connect(ctx)
+}
+
+func (s *session) disconnect() {
+	s.cli.Disconnect()
+	if s.stop != nil {
+		s.stop()
+		s.stop = nil
+	}
+}
+
+// on applies one connection event; done reports that the session ended.
+func (s *session) on(ctx context.Context, ev any) (out outcome, done bool) {
+	switch e := ev.(type) {
+	case *events.Connected:
+		s.connected()
+	case *events.KeepAliveRestored:
+		s.a.setState(StateConnected, "")
+	case *events.Disconnected:
+		return retry, !s.cli.IsConnected() && !s.reconnect(ctx, "connection to WhatsApp lost")
+	case *events.KeepAliveTimeout:
+		return retry, !s.keepAliveFailed(ctx, e)
+	case *events.ConnectFailure:
+		return retry, !s.reconnect(ctx, fmt.Sprintf("WhatsApp refused the connection (%d %s)", int(e.Reason), e.Message))
+	case *events.CATRefreshError:
+		return retry, !s.reconnect(ctx, fmt.Sprintf("WhatsApp token refresh failed (%v)", e.Error))
+	case *events.TemporaryBan:
+		return retry, !s.banned(ctx, e)
+	case *events.LoggedOut:
+		s.loggedOut(e)
+		return loggedOut, true
+	case *events.StreamReplaced:
+		s.park(StateReplaced, "another client connected with this WhatsApp session, so this gateway disconnected and will not reconnect until it is restarted; make sure only one botgw deployment uses this device store")
+		return parked, true
+	case *events.ClientOutdated:
+		s.park(StateOutdated, "WhatsApp rejected this client version (405 client outdated): update botgw to a release with a newer whatsmeow")
+		return parked, true
+	}
+	return retry, false
+}
+
+func (s *session) connected() {
+	s.attempts = 0
+	s.a.setCurrent(s.cli)
+	pn, _ := s.cli.OwnIDs()
+	s.a.state.update(func(st *State) {
+		st.Linked, st.JID, st.Reconnects, st.BanExpires = true, pn.String(), 0, time.Time{}
+	})
+	s.a.setState(StateConnected, "")
+}
+
+// keepAliveFailed reports failing pings, and reconnects once they have
+// failed for keepAliveMax (whatsmeow's own forced reconnect is off).
+func (s *session) keepAliveFailed(ctx context.Context, e *events.KeepAliveTimeout) bool {
+	since := e.LastSuccess.Format(time.RFC3339)
+	if time.Since(e.LastSuccess) < s.a.tm.keepAliveMax {
+		s.a.setState(StateKeepAlive, fmt.Sprintf("WhatsApp keep-alive pings failing since %s (%d failures)", since, e.ErrorCount))
+		return true
+	}
+	return s.reconnect(ctx, "WhatsApp keep-alive pings failing since "+since)
+}
+
+// banned waits out a temporary ban, holding the lease, then reconnects.
+func (s *session) banned(ctx context.Context, e *events.TemporaryBan) bool {
+	s.a.setCurrent(nil)
+	s.disconnect()
+	wait, expiry := e.Expire, ""
+	if wait <= 0 {
+		wait, expiry = s.a.tm.banRetry, "unknown expiry; retrying at "
+	}
+	until := time.Now().Add(wait)
+	s.a.state.update(func(st *State) { st.BanExpires = until })
+	s.a.setState(StateBanned, fmt.Sprintf("WhatsApp temporarily banned this number: %v (%s%s)", e.Code, expiry, until.Format(time.RFC3339)))
+	return sleep(ctx, wait) && s.connect(ctx)
+}
+
+// loggedOut alerts the operator: the device was unlinked (from the phone
+// or by WhatsApp) and whatsmeow deleted the session.
+func (s *session) loggedOut(e *events.LoggedOut) {
+	s.a.setCurrent(nil)
+	s.a.state.update(func(st *State) { st.Linked, st.JID = false, "" })
+	s.a.setState(StateLoggedOut, fmt.Sprintf("the WhatsApp device was logged out (%s): re-link it with `botgw whatsapp link -config FILE`", e.PermanentDisconnectDescription()))
+}
+
+// park stops the session for good: reconnecting would fight another client
+// or be refused again.
+func (s *session) park(st ConnState, detail string) {
+	s.a.setCurrent(nil)
+	s.a.setState(st, detail)
+}

@@ -1,0 +1,143 @@
+package whatsapp
+
+import (
+	"context"
+	"strings"
+	"unicode"
+
+	"go.mau.fi/whatsmeow/proto/waE2E"
+	"go.mau.fi/whatsmeow/types"
+	"go.mau.fi/whatsmeow/types/events"
+
+	"github.com/botgw/botgw"
+)
+
+// ignored reports messages the gateway never answers: its own (sent from
+// the phone or by itself), status updates and broadcast lists, channels
+// (newsletters), and edits of messages already taken.
+func ignored(e *events.Message) bool {
+	switch {
+	case e.Message == nil, e.Info.IsFromMe, e.IsEdit:
+		return true
+	case e.Info.Chat.Server == types.BroadcastServer, e.Info.Chat.Server == types.NewsletterServer:
+		return true
+	}
+	return false
+}
+
+// content is the readable text of m: plain or extended text, or the
+// caption of an image, video or document. Media without text is
+// KindUnsupported; anything else (reactions, protocol messages, key
+// distribution, polls votes…) is not content: ok is false.
+func content(m *waE2E.Message) (text string, kind botgw.InboundKind, ok bool) {
+	for _, t := range []string{
+		m.GetConversation(),
+		m.GetExtendedTextMessage().GetText(),
+		m.GetImageMessage().GetCaption(),
+		m.GetVideoMessage().GetCaption(),
+		m.GetDocumentMessage().GetCaption(),
+	} {
+		if strings.TrimSpace(t) != "" {
+			return t, botgw.KindText, true
+		}
+	}
+	if m.ImageMessage != nil || m.VideoMessage != nil || m.PtvMessage != nil || m.AudioMessage != nil ||
+		m.DocumentMessage != nil || m.StickerMessage != nil || m.LocationMessage != nil ||
+		m.LiveLocationMessage != nil || m.ContactMessage != nil || m.ContactsArrayMessage != nil {
+		return "", botgw.KindUnsupported, true
+	}
+	return "", "", false
+}
+
+// contextInfo is the mention and quote data of m, whatever its type.
+func contextInfo(m *waE2E.Message) *waE2E.ContextInfo {
+	for _, ci := range []*waE2E.ContextInfo{
+		m.GetExtendedTextMessage().GetContextInfo(),
+		m.GetImageMessage().GetContextInfo(),
+		m.GetVideoMessage().GetContextInfo(),
+		m.GetDocumentMessage().GetContextInfo(),
+		m.GetAudioMessage().GetContextInfo(),
+		m.GetStickerMessage().GetContextInfo(),
+	} {
+		if ci != nil {
+			return ci
+		}
+	}
+	return nil
+}
+
+// addressed reports whether a group message is for the bot: always with
+// group_trigger "all"; otherwise when it mentions the bot or replies to one
+// of its messages (mentions and quotes may use the phone JID or the LID).
+func (a *Adapter) addressed(cli client, m *waE2E.Message) bool {
+	if a.cfg.groupTrigger() == TriggerAll {
+		return true
+	}
+	ci := contextInfo(m)
+	if ci == nil {
+		return false
+	}
+	if ci.GetStanzaID() != "" && isOwn(cli, ci.GetParticipant()) {
+		return true
+	}
+	for _, j := range ci.GetMentionedJID() {
+		if isOwn(cli, j) {
+			return true
+		}
+	}
+	return false
+}
+
+func isOwn(cli client, s string) bool {
+	j, err := types.ParseJID(s)
+	if err != nil || j.IsEmpty() {
+		return false
+	}
+	j = j.ToNonAD()
+	pn, lid := cli.OwnIDs()
+	return (!pn.IsEmpty() && j == pn) || (!lid.IsEmpty() && j == lid)
+}
+
+// stripMention removes a leading @mention of the bot ("@447700900123 /reset"
+// reads "/reset"), so in-chat commands work in groups.
+func stripMention(text string, cli client) string {
+	pn, lid := cli.OwnIDs()
+	trimmed := strings.TrimLeftFunc(text, unicode.IsSpace)
+	for _, own := range []types.JID{pn, lid} {
+		if own.User == "" {
+			continue
+		}
+		rest, ok := strings.CutPrefix(trimmed, "@"+own.User)
+		if ok && (rest == "" || !unicode.IsDigit(rune(rest[0]))) {
+			return strings.TrimLeft(rest, " \t\n,:")
+		}
+	}
+	return text
+}
+
+// phoneJID is the phone-number JID of a user JID, so one person is one
+// chat whether WhatsApp addressed them by phone number or by LID. alt is
+// the alternative address WhatsApp sent along; otherwise the store's
+// LID→phone mapping is asked. When neither knows, the LID is kept.
+func phoneJID(ctx context.Context, cli client, j, alt types.JID) types.JID {
+	if j.Server != types.HiddenUserServer {
+		return j
+	}
+	if alt.Server == types.DefaultUserServer {
+		return alt.ToNonAD()
+	}
+	if pn, ok := cli.PNForLID(ctx, j); ok {
+		return pn
+	}
+	return j
+}
+
+// userID is the sender's phone digits (what operators are matched
+// against), or the full LID JID when the number is unknown, which can never
+// match an operator's phone number by accident.
+func userID(j types.JID) string {
+	if j.Server == types.DefaultUserServer {
+		return j.User
+	}
+	return j.String()
+}

@@ -1,0 +1,160 @@
+// Package whatsapp is the WhatsApp channel: a linked device (as WhatsApp Web
+// is) on go.mau.fi/whatsmeow, with the session in a pure-Go SQLite store.
+//
+// One replica holds the session at a time, chosen by a Lease; it logs in,
+// turns incoming messages into botgw.Inbound (durable before WhatsApp gets
+// the ack) and sends replies converted from Markdown to WhatsApp formatting.
+// The connection state machine (reconnect with backoff and jitter, logged
+// out, temporary ban, stream replaced, client outdated) is exported through
+// State and botgw.Health.
+//
+// whatsmeow imports go.mau.fi/libsignal (GPL-3.0): a distributed binary that
+// includes this package carries GPL-3.0 obligations. Build cmd/botgw with
+// the nowhatsapp tag to leave it out.
+package whatsapp
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"go.mau.fi/whatsmeow/store/sqlstore"
+
+	"github.com/botgw/botgw"
+)
+
+// Name is the channel name in chat keys and config.
+const Name = "whatsapp"
+
+// Adapter is the WhatsApp channel. It implements botgw.Channel,
+// botgw.Listener, botgw.Typer and botgw.Health. Safe for concurrent use.
+type Adapter struct {
+	cfg   Config
+	log   *slog.Logger
+	lease Lease
+	owner string
+	ttl   time.Duration
+	tm    timing
+	state stateBox
+	// open returns a client for the linked device, or errNotLinked.
+	open  func(ctx context.Context) (client, error)
+	store *sqlstore.Container
+
+	mu      sync.Mutex
+	cur     client // the logged-in client, nil when not connected here
+	deliver botgw.Deliver
+}
+
+var (
+	_ botgw.Channel  = (*Adapter)(nil)
+	_ botgw.Listener = (*Adapter)(nil)
+	_ botgw.Typer    = (*Adapter)(nil)
+	_ botgw.Health   = (*Adapter)(nil)
+)
+
+// timing holds the adapter's waits; tests shorten them.
+type timing struct {
+	backoffMin, backoffMax time.Duration // reconnect backoff, doubled per failure, with jitter
+	connectTimeout         time.Duration // bound on one connect attempt
+	relinkPoll             time.Duration // how often to look for a (re-)linked device
+	keepAliveMax           time.Duration // failing keep-alives this long force a reconnect
+	banRetry               time.Duration // wait after a ban without a known expiry
+	sendAttempts           int           // tries per message part
+	sendBackoff            time.Duration // first wait between send tries
+	typingEvery            time.Duration // "composing" renewal
+}
+
+var defaultTiming = timing{
+	backoffMin:     2 * time.Second,
+	backoffMax:     5 * time.Minute,
+	connectTimeout: 30 * time.Second,
+	relinkPoll:     30 * time.Second,
+	keepAliveMax:   3 * time.Minute,
+	banRetry:       time.Hour,
+	sendAttempts:   4,
+	sendBackoff:    time.Second,
+	typingEvery:    10 * time.Second,
+}
+
+// New opens the device store (creating it if needed; no network) and
+// returns the channel, a botgw.Listener. Listen connects while this replica
+// holds lease; a nil lease means a single replica. Close releases the store.
+func New(ctx context.Context, cfg Config, lease Lease, log *slog.Logger) (botgw.Channel, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	log = log.With("channel", Name)
+	c, err := openStore(ctx, cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	a := newAdapter(cfg, lease, log, func(ctx context.Context) (client, error) {
+		return linkedClient(ctx, c, cfg, log)
+	})
+	a.store = c
+	a.initState(ctx)
+	return a, nil
+}
+
+func newAdapter(cfg Config, lease Lease, log *slog.Logger, open func(context.Context) (client, error)) *Adapter {
+	if lease == nil {
+		lease = soloLease{}
+	}
+	a := &Adapter{cfg: cfg, log: log, lease: lease, owner: leaseOwner(), ttl: cfg.leaseTTL(), tm: defaultTiming, open: open}
+	a.state.s = State{State: StateStopped, Since: time.Now()}
+	return a
+}
+
+// initState records whether the store holds a linked device.
+func (a *Adapter) initState(ctx context.Context) {
+	dev, err := a.store.GetFirstDevice(ctx)
+	if err != nil || dev.ID == nil {
+		a.state.set(StateNotLinked, errNotLinked.Error(), nil)
+		return
+	}
+	a.state.update(func(s *State) { s.Linked, s.JID = true, dev.ID.ToNonAD().String() })
+}
+
+// Name returns "whatsapp".
+func (a *Adapter) Name() string { return Name }
+
+// Close closes the device store. Call it after Listen returned.
+func (a *Adapter) Close() error {
+	if a.store == nil {
+		return nil
+	}
+	if err := a.store.Close(); err != nil {
+		return fmt.Errorf("close whatsapp store: %w", err)
+	}
+	return nil
+}
+
+// setState moves to st and logs the change once.
+func (a *Adapter) setState(st ConnState, detail string) {
+	if !a.state.set(st, detail, nil) {
+		return
+	}
+	level := slog.LevelInfo
+	switch st {
+	case StateDisconnected, StateKeepAlive, StateNotLinked, StateReplaced:
+		level = slog.LevelWarn
+	case StateLoggedOut, StateBanned, StateOutdated:
+		level = slog.LevelError
+	}
+	a.log.Log(context.Background(), level, "whatsapp connection state", "state", st, "detail", detail)
+}
+
+// current is the logged-in client of this replica, or nil.
+func (a *Adapter) current() client {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cur
+}
+
+func (a *Adapter) setCurrent(c client) {
+	a.mu.Lock()
+	a.cur = c
+	a.mu.Unlock()
+}
