@@ -58,8 +58,9 @@ type Store interface {
 	// meanwhile it keeps the lease and returns more=true; otherwise it
 	// releases the lease and clears the chat's work mark.
 	Finish(ctx context.Context, k ChatKey, lease string) (more bool, err error)
-	// Release gives the lease back without touching the work mark, so
-	// another worker may take the chat at once (shutdown, failed turn).
+	// Release gives the lease back and marks the chat due at once, so
+	// another worker (or replica) takes it (shutdown, failed turn).
+	// ErrLeaseLost if the lease is not the caller's.
 	Release(ctx context.Context, k ChatKey, lease string) error
 	// Due returns up to n chats whose work mark is older than the visibility
 	// timeout (their worker died or never started) and hides them for another
