@@ -36,7 +36,8 @@ type Provider struct {
 	steps    []Step
 	requests []botgw.Request
 	delay    time.Duration
-	gate     chan struct{} // non-nil while blocked; closed on release
+	gate     chan struct{} // non-nil while blocked; closed on the last release
+	holds    int           // Block calls not yet released
 }
 
 // New returns a Provider that answers with steps in order, then with the
@@ -88,24 +89,26 @@ func (p *Provider) Requests() []botgw.Request {
 
 // Block makes Complete calls wait, from the start of the call, until
 // release is called or their ctx ends. Calls already past that point are not
-// held. release is idempotent.
+// held. Blocks nest: calls wait until every release was called. release is
+// idempotent.
 func (p *Provider) Block() (release func()) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.gate == nil {
+	if p.holds == 0 {
 		p.gate = make(chan struct{})
 	}
-	gate := p.gate
+	p.holds++
 	var once sync.Once
-	return func() {
-		once.Do(func() {
-			p.mu.Lock()
-			defer p.mu.Unlock()
-			close(gate)
-			if p.gate == gate {
-				p.gate = nil
-			}
-		})
+	return func() { once.Do(p.unblock) }
+}
+
+func (p *Provider) unblock() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.holds--
+	if p.holds == 0 {
+		close(p.gate)
+		p.gate = nil
 	}
 }
 

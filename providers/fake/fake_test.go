@@ -153,3 +153,19 @@ func BenchmarkComplete(b *testing.B) {
 		p.Complete(context.Background(), req)
 	}
 }
+
+func TestNestedBlocks(t *testing.T) {
+	p := fake.New()
+	first, second := p.Block(), p.Block()
+	first()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := p.Complete(ctx, botgw.Request{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v: still blocked by the second hold, want the cancellation", err)
+	}
+	second()
+	first() // a repeated release does not unbalance the holds
+	if _, err := p.Complete(t.Context(), botgw.Request{}); err != nil {
+		t.Fatalf("after both releases: %v", err)
+	}
+}
