@@ -88,7 +88,7 @@ func (a *Adapter) renew(ctx context.Context, lost func()) {
 		case err == nil:
 			a.log.Error("whatsapp session lease lost to another replica: disconnecting")
 		case time.Since(confirmed)+every < a.ttl:
-			a.log.Warn("whatsapp session lease renewal failed: retrying", "err", err)
+			a.log.Warn("whatsapp session lease renewal failed; retrying", "err", err)
 			continue
 		default:
 			a.log.Error("whatsapp session lease could not be renewed before expiry: disconnecting", "err", err)

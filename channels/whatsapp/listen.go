@@ -73,6 +73,7 @@ func (a *Adapter) hold(ctx context.Context, cli client) outcome {
 	s := &session{a: a, cli: cli, evs: make(chan any, 64)}
 	cli.AddEventHandlerWithSuccessStatus(a.handler(sctx, cli, s.evs))
 	out := s.run(sctx)
+	a.setCurrent(nil)
 	s.disconnect()
 	if out == parked {
 		<-sctx.Done()
