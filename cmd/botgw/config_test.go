@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeFile(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestConfigCheckNamesEveryBadKey(t *testing.T) {
+	p := writeFile(t, `
+listen: "127.0.0.1:8080"
+redis:
+  url: ""
+  colour: blue
+state:
+  ttl: forever
+provider:
+  kind: fake
+channels:
+  telegram:
+    mode: webhook
+    webhook_secret: abc
+`)
+	var out, errOut bytes.Buffer
+	err := run(t.Context(), []string{"config", "check", "-config", p}, &out, &errOut)
+	if err == nil {
+		t.Fatal("config check passed a bad file")
+	}
+	for _, key := range []string{"redis.colour: unknown key", "state.ttl:", "channels.telegram.token: required"} {
+		if !strings.Contains(out.String(), key) {
+			t.Errorf("output lacks %q:\n%s", key, out.String())
+		}
+	}
+	if n := strings.Count(strings.TrimSpace(out.String()), "\n") + 1; n != 3 {
+		t.Errorf("printed %d problems, want 3:\n%s", n, out.String())
+	}
+}
+
+func TestExampleConfigPasses(t *testing.T) {
+	for _, v := range []string{"OPENAI_API_KEY", "TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET", "SLACK_BOT_TOKEN",
+		"SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "BOTGW_EVENTS_SECRET", "BOTGW_ADMIN_TOKEN"} {
+		t.Setenv(v, "example-"+strings.ToLower(v))
+	}
+	t.Setenv("TELEGRAM_BOT_TOKEN", "123456:ABC-example")
+	t.Setenv("SLACK_BOT_TOKEN", "xoxb-example")
+	t.Setenv("SLACK_APP_TOKEN", "xapp-example")
+	var out, errOut bytes.Buffer
+	if err := run(t.Context(), []string{"config", "check", "-config", "../../config.example.yaml"}, &out, &errOut); err != nil {
+		t.Fatalf("config.example.yaml fails config check: %v\n%s%s", err, out.String(), errOut.String())
+	}
+}
+
+func TestEnvExpansion(t *testing.T) {
+	t.Setenv("BOTGW_TEST_SET", "value")
+	t.Setenv("BOTGW_TEST_EMPTY", "")
+	for in, want := range map[string]string{
+		"${BOTGW_TEST_SET}":             "value",
+		"${BOTGW_TEST_UNSET:-fallback}": "fallback",
+		"${BOTGW_TEST_EMPTY:-fallback}": "fallback",
+		"${BOTGW_TEST_EMPTY}":           "",
+		"pa$$word $HOME":                "pa$$word $HOME",
+	} {
+		if got := expandEnv(in); got != want {
+			t.Errorf("expandEnv(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestDefaultProviderFromEnvironment(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	if got := DefaultConfig().Provider.resolved().Kind; got != "fake" {
+		t.Errorf("no key: provider %q, want fake", got)
+	}
+	t.Setenv("OPENAI_API_KEY", "sk-test")
+	if got := DefaultConfig().Provider.resolved(); got.Kind != "openai" || got.APIKey != "sk-test" {
+		t.Errorf("OPENAI_API_KEY set: provider %+v, want openai with the key", got)
+	}
+}

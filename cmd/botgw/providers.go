@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+
+	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/providers/anthropic"
+	"github.com/botgw/botgw/providers/fake"
+	"github.com/botgw/botgw/providers/fallback"
+	"github.com/botgw/botgw/providers/openai"
+)
+
+// buildProvider builds the configured provider and, with a fallback, the
+// chain. ids are the provider ids whose state the engine may continue.
+func buildProvider(pc ProviderConfig, log *slog.Logger) (p botgw.Provider, ids []string, err error) {
+	p, err = oneProvider(pc.resolved())
+	if err != nil {
+		return nil, nil, err
+	}
+	ids = []string{p.ID()}
+	if pc.Fallback != nil {
+		second, err := oneProvider(pc.Fallback.resolved())
+		if err != nil {
+			return nil, nil, fmt.Errorf("provider.fallback: %w", err)
+		}
+		ids = append(ids, second.ID())
+		p = fallback.New(p, second, log)
+	}
+	return p, ids, nil
+}
+
+func oneProvider(pc ProviderConfig) (botgw.Provider, error) {
+	retries := 0 // the SDK default
+	if pc.MaxRetries != nil {
+		retries = *pc.MaxRetries
+		if retries == 0 {
+			retries = -1 // explicitly none
+		}
+	}
+	switch pc.Kind {
+	case "openai":
+		return openai.New(openai.Config{BaseURL: pc.BaseURL, APIKey: pc.APIKey, Model: pc.Model, Timeout: pc.Timeout,
+			MaxTokens: pc.MaxTokens, Temperature: pc.Temperature, MaxRetries: retries})
+	case "anthropic":
+		return anthropic.New(anthropic.Config{BaseURL: pc.BaseURL, APIKey: pc.APIKey, Model: pc.Model, Timeout: pc.Timeout,
+			MaxTokens: pc.MaxTokens, Temperature: pc.Temperature, MaxRetries: retries})
+	case "fake":
+		return fake.New(), nil
+	}
+	return nil, fmt.Errorf("provider.kind: unknown %q", pc.Kind)
+}
+
+// describeProvider says at start-up which provider answers.
+func describeProvider(pc ProviderConfig) string {
+	r := pc.resolved()
+	if r.Kind == "fake" {
+		return "fake (demo replies; set OPENAI_API_KEY or ANTHROPIC_API_KEY, or provider.kind in a config, for a real model)"
+	}
+	s := r.Kind + " " + r.Model
+	if r.BaseURL != "" {
+		s += " at " + r.BaseURL
+	}
+	return s
+}

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/channels/web"
+	"github.com/botgw/botgw/compaction"
+	"github.com/botgw/botgw/convo"
+	"github.com/botgw/botgw/state"
+	"github.com/botgw/botgw/webhooks"
+)
+
+// shutdownGrace bounds how long SIGTERM waits for in-flight turns.
+const shutdownGrace = 25 * time.Second
+
+func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f := newFlags("serve", stderr)
+	listenAddr := f.fs.String("listen", "", "listen address, overriding the config (e.g. 0.0.0.0:8080 in a container)")
+	if _, err := f.parse(args); err != nil {
+		return err
+	}
+	cfg, err := f.load()
+	if err != nil {
+		return err
+	}
+	if *listenAddr != "" {
+		cfg.Listen = *listenAddr
+	}
+	log := newLogger(cfg.Log, stderr)
+	return serve(ctx, cfg, log, func(addr net.Addr) {
+		fmt.Fprintf(stdout, "botgw is running. Provider: %s\n", describeProvider(cfg.Provider))
+		if cfg.Channels.Web != nil {
+			fmt.Fprintf(stdout, "Open http://%s/ to chat.\n", addr)
+		}
+	})
+}
+
+// gateway is everything serve wires together.
+type gateway struct {
+	store    *state.Store
+	engine   *convo.Engine
+	server   *webhooks.Server
+	channels builtChannels
+}
+
+// serve runs the gateway until ctx ends, then shuts down in order: stop
+// intake (HTTP, listeners), finish or hand back turns, close Redis.
+func serve(ctx context.Context, cfg Config, log *slog.Logger, onListen func(net.Addr)) error {
+	gw, err := build(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer gw.store.Close()
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return gw.engine.Run(gctx) })
+	g.Go(func() error { return gw.server.Serve(gctx, cfg.Listen, 5*time.Second, onListen) })
+	for _, ch := range gw.channels.all {
+		if l, ok := ch.(botgw.Listener); ok {
+			g.Go(func() error { return listen(gctx, l, ch.Name(), gw.engine.Handle, log) })
+		}
+		if s, ok := ch.(botgw.Starter); ok {
+			go start(gctx, s, ch.Name(), log)
+		}
+	}
+	err = g.Wait()
+	closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
+	defer cancel()
+	if cerr := gw.engine.Close(closeCtx); cerr != nil {
+		log.Warn("shutdown", "err", cerr)
+	}
+	log.Info("botgw stopped")
+	return err
+}
+
+// listen runs a pulling channel; it ends only with ctx.
+func listen(ctx context.Context, l botgw.Listener, name string, deliver botgw.Deliver, log *slog.Logger) error {
+	err := l.Listen(ctx, deliver)
+	if err != nil && ctx.Err() == nil {
+		return fmt.Errorf("channel %s: %w", name, err)
+	}
+	return nil
+}
+
+func start(ctx context.Context, s botgw.Starter, name string, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := s.Start(ctx); err != nil {
+		log.Error("channel start-up", "channel", name, "err", err)
+	}
+}
+
+// build constructs the store, provider, compactor, channels, engine and
+// HTTP server. It is the only place that knows every concrete type.
+func build(ctx context.Context, cfg Config, log *slog.Logger) (*gateway, error) {
+	st, err := state.Open(ctx, cfg.Redis, state.Options{}, log)
+	if err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	gw := &gateway{store: st}
+	if err := gw.wire(ctx, cfg, log); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return gw, nil
+}
+
+func (gw *gateway) wire(ctx context.Context, cfg Config, log *slog.Logger) error {
+	prov, ids, err := buildProvider(cfg.Provider, log)
+	if err != nil {
+		return err
+	}
+	comp, err := compaction.New(cfg.Compaction, prov, compaction.NewCounter(cfg.Provider.resolved().Model))
+	if err != nil {
+		return fmt.Errorf("compaction: %w", err)
+	}
+	if gw.channels, err = buildChannels(ctx, cfg, gw.store, log); err != nil {
+		return err
+	}
+	trail := convo.NewAuditLog(gw.store.AuditStream())
+	gw.engine, err = convo.New(convo.Config{
+		SystemPrompt: cfg.SystemPrompt, StateTTL: cfg.State.TTL, TurnTimeout: turnTimeout(cfg.Provider),
+		Operators: cfg.Admin.Operators, AcceptProviders: ids,
+	}, convo.Deps{Store: gw.store, Provider: prov, Compactor: comp, Channels: gw.channels.byName(),
+		Audit: trail, Log: log})
+	if err != nil {
+		return err
+	}
+	op := &convo.Operator{Store: gw.store, Trail: trail, StateTTL: cfg.State.TTL, Log: log}
+	gw.server = webhooks.New(webhooks.Deps{
+		Deliver: gw.engine.Handle, Channels: gw.channels.all, Checks: gw.checks(),
+		Events: webhooks.NewEvents(cfg.Events.Secret, gw.engine.Handle, gw.store.Once, cfg.Channels.names(), log),
+		Admin:  webhooks.NewAdmin(cfg.Admin.Token, op, log),
+		Log:    log,
+	})
+	if w := gw.channels.web; w != nil {
+		gw.server.Handle(http.MethodGet, "/", web.Page())
+		gw.server.Handle(http.MethodPost, "/v1/chat", w.ChatHandler(gw.engine.Handle))
+		gw.server.Handle(http.MethodGet, "/v1/chat", w.ChatHandler(gw.engine.Handle))
+	}
+	return nil
+}
+
+// turnTimeout gives a turn room for the provider's own retries.
+func turnTimeout(pc ProviderConfig) time.Duration {
+	t := pc.Timeout
+	if t <= 0 {
+		t = 60 * time.Second
+	}
+	return 2*t + 10*time.Second
+}
+
+// checks are the readiness probes: Redis, and every channel that reports
+// its health.
+func (gw *gateway) checks() map[string]webhooks.Check {
+	c := map[string]webhooks.Check{"redis": gw.store.Ping}
+	for _, ch := range gw.channels.all {
+		if h, ok := ch.(botgw.Health); ok {
+			c[ch.Name()] = func(context.Context) error { return h.Health() }
+		}
+	}
+	return c
+}

@@ -1,0 +1,44 @@
+//go:build !nowhatsapp
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/channels/whatsapp"
+	"github.com/botgw/botgw/state"
+)
+
+type whatsappConfig = whatsapp.Config
+
+func validateWhatsApp(c *whatsappConfig) error { return c.Validate() }
+
+func buildWhatsApp(ctx context.Context, c *whatsappConfig, st *state.Store, log *slog.Logger) (botgw.Channel, error) {
+	return whatsapp.New(ctx, *c, st.Leases(), log)
+}
+
+func cmdWhatsApp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f := newFlags("whatsapp link", stderr)
+	phone := f.fs.String("phone", "", "link with a pairing code for this phone number instead of a QR code")
+	pos, err := f.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || pos[0] != "link" {
+		return errors.New("usage: botgw whatsapp link -config FILE [-phone NUMBER]")
+	}
+	cfg, err := f.load()
+	if err != nil {
+		return err
+	}
+	if cfg.Channels.WhatsApp == nil {
+		return fmt.Errorf("%s: channels.whatsapp is not configured", f.config)
+	}
+	log := newLogger(cfg.Log, stderr)
+	return whatsapp.Link(ctx, *cfg.Channels.WhatsApp, *phone, stdout, log)
+}
