@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"gopkg.in/yaml.v3"
 )
 
 func TestConfigValidate(t *testing.T) {
@@ -58,5 +60,24 @@ func TestConfigDefaults(t *testing.T) {
 	}
 	if !strings.Contains(c.sqliteDSN(), "foreign_keys(1)") {
 		t.Errorf("DSN %q does not turn foreign keys on (whatsmeow refuses to migrate without)", c.sqliteDSN())
+	}
+}
+
+func TestConfigYAMLKeys(t *testing.T) {
+	const doc = `
+store: sqlite:///var/lib/botgw/whatsapp.db
+group_trigger: all
+lease_ttl: 45s
+proxy: socks5://127.0.0.1:1080
+`
+	dec := yaml.NewDecoder(strings.NewReader(doc))
+	dec.KnownFields(true)
+	var c Config
+	if err := dec.Decode(&c); err != nil {
+		t.Fatalf("decode channels.whatsapp: %v", err)
+	}
+	want := Config{Store: "sqlite:///var/lib/botgw/whatsapp.db", GroupTrigger: "all", LeaseTTL: 45 * time.Second, Proxy: "socks5://127.0.0.1:1080"}
+	if c != want {
+		t.Errorf("decoded %+v, want %+v", c, want)
 	}
 }

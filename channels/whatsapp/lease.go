@@ -49,21 +49,19 @@ func leaseOwner() string {
 // acquire blocks until this replica holds the lease (true) or ctx ends
 // (false), trying again every ttl/3 while another replica holds it.
 func (a *Adapter) acquire(ctx context.Context) bool {
-	for {
+	for ctx.Err() == nil {
 		ok, err := a.lease.TryAcquire(ctx, leaseName, a.owner, a.ttl)
 		if ok && err == nil {
 			a.state.update(func(s *State) { s.LeaseHeld = true })
-			a.log.Info("whatsapp session lease acquired", "owner", a.owner)
 			return true
 		}
 		if err != nil && ctx.Err() == nil {
 			a.log.Warn("whatsapp session lease unavailable", "err", err)
 		}
 		a.setState(StateStandby, "another replica holds the WhatsApp session")
-		if !sleep(ctx, a.ttl/3) {
-			return false
-		}
+		sleep(ctx, a.ttl/3)
 	}
+	return false
 }
 
 // renew keeps the lease while ctx lives, every ttl/3. When the lease is

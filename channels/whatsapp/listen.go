@@ -29,14 +29,12 @@ func (a *Adapter) Listen(ctx context.Context, deliver botgw.Deliver) error {
 	a.deliver = deliver
 	a.mu.Unlock()
 	defer a.setState(StateStopped, "")
-	for ctx.Err() == nil {
-		cli, err := a.open(ctx)
+	for a.acquire(ctx) {
+		cli, err := a.open(ctx) // after acquiring: the holder's view of the store is fresh
 		if err != nil {
+			a.release(ctx)
 			a.waitForLink(ctx, err)
 			continue
-		}
-		if !a.acquire(ctx) {
-			break
 		}
 		if a.hold(ctx, cli) == parked {
 			<-ctx.Done()
@@ -64,6 +62,7 @@ func (a *Adapter) waitForLink(ctx context.Context, err error) {
 // releases the lease. A parked session keeps the lease (so no other replica
 // fights for the session) until ctx ends or the lease is lost.
 func (a *Adapter) hold(ctx context.Context, cli client) outcome {
+	a.log.Info("whatsapp session held by this replica", "owner", a.owner)
 	sctx, cancel := context.WithCancel(ctx)
 	renewed := make(chan struct{})
 	go func() {
@@ -164,7 +163,10 @@ func (s *session) on(ctx context.Context, ev any) (out outcome, done bool) {
 	case *events.KeepAliveRestored:
 		s.a.setState(StateConnected, "")
 	case *events.Disconnected:
-		return retry, !s.cli.IsConnected() && !s.reconnect(ctx, "connection to WhatsApp lost")
+		if s.cli.IsConnected() {
+			return retry, false // stale: already connected again
+		}
+		return retry, !s.reconnect(ctx, "connection to WhatsApp lost")
 	case *events.KeepAliveTimeout:
 		return retry, !s.keepAliveFailed(ctx, e)
 	case *events.ConnectFailure:
