@@ -236,3 +236,10 @@ type Starter interface {
 type Health interface {
 	Health() error
 }
+
+// Holder is a channel whose platform session lives on one replica at a
+// time (WhatsApp's linked device). Optional: turns of its chats run only on
+// the replica that holds the session, so their replies can be sent.
+type Holder interface {
+	Holding() bool
+}

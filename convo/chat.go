@@ -23,6 +23,9 @@ const (
 // input or undelivered replies. Another worker holding the lease (on this
 // replica or another) makes it return at once: that worker sees our input.
 func (e *Engine) runChat(k botgw.ChatKey) {
+	if h, ok := e.deps.Channels[k.Channel].(botgw.Holder); ok && !h.Holding() {
+		return // another replica holds the session; its poller takes the chat
+	}
 	log := e.log.With("chat", k)
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()

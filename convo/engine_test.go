@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -136,4 +137,26 @@ func waitFor(t *testing.T, cond func() bool) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// standby is a channel whose session another replica holds.
+type standby struct {
+	botgw.Channel
+	holding atomic.Bool
+}
+
+func (s *standby) Holding() bool { return s.holding.Load() }
+
+func TestTurnsRunOnlyWhereTheSessionIsHeld(t *testing.T) {
+	st := openStore(t, false, fastStore)
+	r := newRig(t, st, fake.New(), Config{})
+	sb := &standby{Channel: r.ch}
+	r.eng.deps.Channels["test"] = sb
+	r.say(t, testChat, "1", "hello")
+	time.Sleep(300 * time.Millisecond)
+	if len(r.ch.Sent()) != 0 {
+		t.Fatal("a replica without the session ran the turn")
+	}
+	sb.holding.Store(true)
+	r.ch.Wait(t, 1, 5*time.Second) // the poller finds the chat once its mark is due
 }

@@ -96,3 +96,7 @@ func (a *Adapter) Health() error {
 	}
 	return errors.New("whatsapp: " + s.Detail)
 }
+
+// Holding reports whether this replica holds the WhatsApp session lease, so
+// the engine runs this channel's turns only where replies can be sent.
+func (a *Adapter) Holding() bool { return a.State().LeaseHeld }
