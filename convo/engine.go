@@ -74,11 +74,14 @@ type Deps struct {
 	Store     botgw.Store
 	Provider  botgw.Provider
 	Compactor botgw.Compactor // nil: history is sent whole
-	Channels  map[string]botgw.Channel
-	Tools     Tools // nil: no tools
-	Log       *slog.Logger
-	Audit     AuditLog // nil: operator actions are only logged
-	Hooks     Hooks    // optional observation points (metrics)
+	// Count counts a history's tokens for the compaction record; nil: a
+	// characters/4 estimate.
+	Count    func([]botgw.Message) int
+	Channels map[string]botgw.Channel
+	Tools    Tools // nil: no tools
+	Log      *slog.Logger
+	Audit    AuditLog // nil: operator actions are only logged
+	Hooks    Hooks    // optional observation points (metrics)
 }
 
 // Engine schedules and runs turns. Create it with New, start it with Run.
@@ -113,6 +116,9 @@ func New(cfg Config, deps Deps) (*Engine, error) {
 		deps.Log = slog.New(slog.DiscardHandler)
 	}
 	cfg = cfg.withDefaults()
+	if deps.Count == nil {
+		deps.Count = roughTokens
+	}
 	if len(cfg.AcceptProviders) == 0 {
 		cfg.AcceptProviders = []string{deps.Provider.ID()}
 	}

@@ -173,8 +173,8 @@ func (e *Engine) compact(ctx context.Context, env *envelope, h []botgw.Message, 
 		stats.Compacted = true
 		env.Compaction.Count++
 		env.Compaction.Last = e.now()
-		env.Compaction.TokensBefore = roughTokens(h)
-		env.Compaction.TokensAfter = roughTokens(out)
+		env.Compaction.TokensBefore = e.deps.Count(h)
+		env.Compaction.TokensAfter = e.deps.Count(out)
 	}
 	return out
 }

@@ -118,7 +118,8 @@ func (gw *gateway) wire(ctx context.Context, cfg Config, log *slog.Logger) error
 	if err != nil {
 		return err
 	}
-	comp, err := compaction.New(cfg.Compaction, prov, compaction.NewCounter(cfg.Provider.resolved().Model))
+	counter := compaction.NewCounter(cfg.Provider.resolved().Model)
+	comp, err := compaction.New(cfg.Compaction, prov, counter)
 	if err != nil {
 		return fmt.Errorf("compaction: %w", err)
 	}
@@ -130,6 +131,7 @@ func (gw *gateway) wire(ctx context.Context, cfg Config, log *slog.Logger) error
 		SystemPrompt: cfg.SystemPrompt, StateTTL: cfg.State.TTL, TurnTimeout: turnTimeout(cfg.Provider),
 		Operators: cfg.Admin.Operators, AcceptProviders: ids,
 	}, convo.Deps{Store: gw.store, Provider: prov, Compactor: comp, Channels: gw.channels.byName(),
+		Count: func(h []botgw.Message) int { return compaction.CountMessages(counter, h) },
 		Audit: trail, Log: log})
 	if err != nil {
 		return err
