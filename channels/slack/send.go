@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -38,11 +37,11 @@ func (a *adapter) Send(ctx context.Context, m botgw.Outbound) error {
 			Err: fmt.Errorf("chat %s: not a slack chat", m.Chat)}
 	}
 	parts := split(m.Text, partRunes)
-	for i := a.sent.next(m.ID); i < len(parts); i++ {
+	for i := a.sent.Sent(m.ID); i < len(parts); i++ {
 		if err := a.post(ctx, to, parts[i]); err != nil {
 			return platformError(fmt.Errorf("post part %d of %d to %s: %w", i+1, len(parts), m.Chat, err))
 		}
-		a.sent.done(m.ID, i+1, len(parts))
+		a.sent.Record(m.ID, (i+1)%len(parts)) // all taken: forget
 	}
 	return nil
 }
@@ -97,20 +96,9 @@ func (a *adapter) post(ctx context.Context, to dest, text string) error {
 			return err
 		}
 		a.log.Info("slack rate limit: waiting", "chat", to.chat, "retry_after", rl.RetryAfter)
-		if err := sleep(ctx, rl.RetryAfter); err != nil {
+		if err := channels.Sleep(ctx, rl.RetryAfter); err != nil {
 			return err
 		}
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }
 
@@ -137,36 +125,4 @@ func platformError(err error) error {
 			sc.Code != http.StatusRequestTimeout && sc.Code != http.StatusTooManyRequests
 	}
 	return pe
-}
-
-// progress remembers how many parts of a reply were posted, so a retried
-// Send does not repeat them. It is per process and bounded; a reply retried
-// on another replica starts again from its first part.
-type progress struct {
-	mu    sync.Mutex
-	parts map[string]int
-}
-
-const maxProgress = 1024
-
-func (p *progress) next(id string) int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.parts[id]
-}
-
-func (p *progress) done(id string, n, total int) {
-	if id == "" {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if n == total {
-		delete(p.parts, id)
-		return
-	}
-	if len(p.parts) >= maxProgress {
-		clear(p.parts)
-	}
-	p.parts[id] = n
 }

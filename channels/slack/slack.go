@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/channels"
 	"github.com/slack-go/slack"
 )
 
@@ -56,10 +57,9 @@ func New(cfg Config, log *slog.Logger) (botgw.Channel, error) {
 		opts = append(opts, slack.OptionAppLevelToken(cfg.AppToken))
 	}
 	a := &adapter{
-		cfg:  cfg,
-		api:  slack.New(cfg.BotToken, opts...),
-		log:  log.With("channel", name),
-		sent: progress{parts: map[string]int{}},
+		cfg: cfg,
+		api: slack.New(cfg.BotToken, opts...),
+		log: log.With("channel", name),
 	}
 	if cfg.Mode == ModeSocket {
 		a.setHealth(errors.New("slack: socket mode not connected yet"))
@@ -74,7 +74,7 @@ type adapter struct {
 	cfg  Config
 	api  *slack.Client
 	log  *slog.Logger
-	sent progress
+	sent channels.Progress
 
 	mu     sync.RWMutex
 	self   identity // the bot's own ids, from auth.test

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/channels"
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 	"github.com/slack-go/slack/socketmode"
@@ -59,7 +60,7 @@ func (c *socketChannel) run(ctx context.Context, client *socketmode.Client) {
 		if time.Since(started) > maxBackoff {
 			backoff = minBackoff
 		}
-		if sleep(ctx, backoff) != nil {
+		if channels.Sleep(ctx, backoff) != nil {
 			return
 		}
 		backoff = min(2*backoff, maxBackoff)

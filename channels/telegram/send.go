@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-telegram/bot"
@@ -60,7 +59,7 @@ func (a *adapter) Send(ctx context.Context, m botgw.Outbound) error {
 		return &botgw.PlatformError{Channel: Name, Permanent: true, Err: err}
 	}
 	chunks := render(m.Text)
-	start := a.progress.done(m.ID)
+	start := a.progress.Sent(m.ID)
 	if start == 0 && m.Meta[metaChatType] != string(models.ChatTypePrivate) {
 		t.replyTo, _ = strconv.Atoi(m.Meta[metaMessageID])
 	}
@@ -69,12 +68,12 @@ func (a *adapter) Send(ctx context.Context, m botgw.Outbound) error {
 			continue
 		}
 		if err := a.sendChunk(ctx, t, chunks[i]); err != nil {
-			a.progress.set(m.ID, i)
+			a.progress.Record(m.ID, i)
 			return platformError(fmt.Errorf("part %d of %d to %s: %w", i+1, len(chunks), m.Chat, err))
 		}
 		t.replyTo = 0
 	}
-	a.progress.set(m.ID, 0)
+	a.progress.Record(m.ID, 0)
 	return nil
 }
 
@@ -144,35 +143,4 @@ func platformError(err error) *botgw.PlatformError {
 		pe.Status, pe.Permanent = 404, true
 	}
 	return pe
-}
-
-// progress remembers, per outbound id, how many parts of a reply Telegram
-// took before a send failed, so a retry resumes after them.
-type progress struct {
-	mu    sync.Mutex
-	parts map[string]int
-}
-
-// maxProgress bounds the replies remembered; past it the oldest knowledge
-// is dropped (a retry then resends from the first part).
-const maxProgress = 1024
-
-func (p *progress) done(id string) int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.parts[id]
-}
-
-// set records n parts sent for id; 0 forgets id.
-func (p *progress) set(id string, n int) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if n == 0 {
-		delete(p.parts, id)
-		return
-	}
-	if p.parts == nil || len(p.parts) >= maxProgress {
-		p.parts = make(map[string]int)
-	}
-	p.parts[id] = n
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/go-telegram/bot"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/channels"
 )
 
 // Name is the channel name: the prefix of chat keys and the config key.
@@ -38,7 +39,7 @@ type adapter struct {
 	username  atomic.Pointer[string] // learned from getMe in Start
 	healthErr atomic.Pointer[error]  // last polling failure, nil once a poll succeeds
 	limiter   *limiter
-	progress  progress
+	progress  channels.Progress
 	apiURL    string
 	poll      *http.Client
 	pollWait  time.Duration // long-poll timeout asked of getUpdates
@@ -85,7 +86,7 @@ func New(cfg Config, publicURL string, log *slog.Logger) (botgw.Channel, error) 
 		apiURL:    publicAPI,
 		poll:      &http.Client{},
 		pollWait:  30 * time.Second,
-		sleep:     sleepCtx,
+		sleep:     channels.Sleep,
 	}
 	if cfg.APIURL != "" {
 		a.apiURL = strings.TrimRight(cfg.APIURL, "/")
@@ -104,17 +105,3 @@ func New(cfg Config, publicURL string, log *slog.Logger) (botgw.Channel, error) 
 
 // Name returns "telegram".
 func (a *adapter) Name() string { return Name }
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
