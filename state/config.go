@@ -25,6 +25,27 @@ type Config struct {
 	// Addrs is an alternative to URL: host:port list; two or more mean a
 	// cluster.
 	Addrs []string `yaml:"addrs"`
+	// LeaseTTL is how long a replica holds a chat without renewing its
+	// lease: the longest a dead replica's chat waits before another takes
+	// it. Zero: Options' default (30s).
+	LeaseTTL time.Duration `yaml:"lease_ttl"`
+	// Visibility is how long a chat's work mark stays hidden from other
+	// replicas after it is queued or claimed. Zero: Options' default (15s).
+	Visibility time.Duration `yaml:"visibility"`
+}
+
+// Minimums of the timing knobs: a shorter lease is lost to a slow Redis
+// round trip or a GC pause; a shorter visibility makes every replica claim
+// every busy chat over and over.
+const (
+	MinLeaseTTL   = time.Second
+	MinVisibility = 100 * time.Millisecond
+)
+
+// Options are the store timings the config sets; the other fields are zero
+// (their defaults).
+func (c Config) Options() Options {
+	return Options{LeaseTTL: c.LeaseTTL, Visibility: c.Visibility}
 }
 
 // DefaultKeyPrefix is the key prefix when Config.KeyPrefix is empty.
@@ -55,6 +76,12 @@ func (c Config) Validate() error {
 	}
 	if c.Cluster && c.embedded() {
 		errs = append(errs, errors.New("redis.cluster: needs redis.url or redis.addrs"))
+	}
+	if c.LeaseTTL != 0 && c.LeaseTTL < MinLeaseTTL {
+		errs = append(errs, fmt.Errorf("redis.lease_ttl: %s is below the minimum %s", c.LeaseTTL, MinLeaseTTL))
+	}
+	if c.Visibility != 0 && c.Visibility < MinVisibility {
+		errs = append(errs, fmt.Errorf("redis.visibility: %s is below the minimum %s", c.Visibility, MinVisibility))
 	}
 	if strings.ContainsAny(c.KeyPrefix, "{}") {
 		errs = append(errs, fmt.Errorf("redis.key_prefix: %q must not contain braces (they form the cluster hash tag)", c.KeyPrefix))

@@ -99,6 +99,9 @@ func TestConfigValidate(t *testing.T) {
 		{"embedded cluster", Config{Cluster: true}, []string{"redis.cluster:"}},
 		{"brace prefix", Config{KeyPrefix: "bot{gw}"}, []string{"redis.key_prefix:"}},
 		{"several", Config{URL: "http://x", KeyPrefix: "{"}, []string{"redis.url:", "redis.key_prefix:"}},
+		{"timings", Config{URL: "redis://localhost", LeaseTTL: 2 * time.Second, Visibility: time.Second}, nil},
+		{"short lease", Config{LeaseTTL: 10 * time.Millisecond}, []string{"redis.lease_ttl:"}},
+		{"short visibility", Config{Visibility: time.Millisecond}, []string{"redis.visibility:"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -97,6 +97,10 @@ func (s *Store) Close() error {
 	return nil
 }
 
+// LeaseTTL is how long a chat's lease lasts without renewal; a worker
+// should renew well within it.
+func (s *Store) LeaseTTL() time.Duration { return s.opts.LeaseTTL }
+
 // Client is the underlying client, for metrics and benchmarks.
 func (s *Store) Client() redis.UniversalClient { return s.c }
 

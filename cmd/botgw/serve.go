@@ -101,7 +101,7 @@ func start(ctx context.Context, s botgw.Starter, name string, log *slog.Logger) 
 // build constructs the store, provider, compactor, channels, engine and
 // HTTP server. It is the only place that knows every concrete type.
 func build(ctx context.Context, cfg Config, log *slog.Logger) (*gateway, error) {
-	st, err := state.Open(ctx, cfg.Redis, state.Options{}, log)
+	st, err := state.Open(ctx, cfg.Redis, cfg.Redis.Options(), log)
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
@@ -129,7 +129,7 @@ func (gw *gateway) wire(ctx context.Context, cfg Config, log *slog.Logger) error
 	trail := convo.NewAuditLog(gw.store.AuditStream())
 	gw.engine, err = convo.New(convo.Config{
 		SystemPrompt: cfg.SystemPrompt, StateTTL: cfg.State.TTL, TurnTimeout: turnTimeout(cfg.Provider),
-		Operators: cfg.Admin.Operators, AcceptProviders: ids,
+		Operators: cfg.Admin.Operators, AcceptProviders: ids, LeaseRenew: gw.store.LeaseTTL() / 3,
 	}, convo.Deps{Store: gw.store, Provider: prov, Compactor: comp, Channels: gw.channels.byName(),
 		Count: func(h []botgw.Message) int { return compaction.CountMessages(counter, h) },
 		Audit: trail, Log: log})
