@@ -5,13 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"strconv"
-	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/providers/internal/vendor"
 )
 
 // providerError translates an SDK error, after the SDK's own retries, into
@@ -24,10 +22,10 @@ func (p *Provider) providerError(ctx context.Context, err error) error {
 		pe.Status = apiErr.StatusCode
 		pe.Code = string(apiErr.Type())
 		if apiErr.Response != nil {
-			pe.RetryAfter = retryAfter(apiErr.Response.Header)
+			pe.RetryAfter = vendor.RetryAfter(apiErr.Response.Header)
 		}
 		if msg := vendorMessage(apiErr.RawJSON()); msg != "" {
-			pe.Err = vendorError{msg: msg, err: apiErr}
+			pe.Err = vendor.Error{Msg: msg, Err: apiErr}
 		}
 		return pe
 	}
@@ -48,30 +46,4 @@ func vendorMessage(body string) string {
 		return ""
 	}
 	return e.Error.Message
-}
-
-// vendorError shows the vendor's message (the SDK's own repeats the URL
-// and the raw body) and keeps the SDK error in the chain for errors.As.
-type vendorError struct {
-	msg string
-	err error
-}
-
-func (e vendorError) Error() string { return e.msg }
-func (e vendorError) Unwrap() error { return e.err }
-
-// retryAfter reads Retry-After-Ms, then Retry-After (seconds or an HTTP
-// date); 0 when neither is usable.
-func retryAfter(h http.Header) time.Duration {
-	if ms, err := strconv.ParseFloat(h.Get("Retry-After-Ms"), 64); err == nil && ms > 0 {
-		return time.Duration(ms * float64(time.Millisecond))
-	}
-	v := h.Get("Retry-After")
-	if s, err := strconv.ParseFloat(v, 64); err == nil && s > 0 {
-		return time.Duration(s * float64(time.Second))
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(time.Until(t), 0)
-	}
-	return 0
 }

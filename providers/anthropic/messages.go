@@ -9,12 +9,10 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/providers/internal/vendor"
 )
 
 const (
-	// Prefixes mark user-role messages that are not the user's own words.
-	eventPrefix   = "[App event] "
-	summaryPrefix = "[Summary of earlier conversation] "
 	// placeholder opens a history that starts with the assistant (after
 	// compaction): the API wants the user to speak first.
 	placeholder = "[Conversation continues]"
@@ -45,9 +43,9 @@ func messages(history []botgw.Message) ([]sdk.MessageParam, error) {
 		case botgw.RoleUser:
 			c.add(user, text(m.Text)...)
 		case botgw.RoleEvent:
-			c.add(user, text(eventPrefix+m.Text)...)
+			c.add(user, text(vendor.EventPrefix+m.Text)...)
 		case botgw.RoleSummary:
-			c.add(user, text(summaryPrefix+m.Text)...)
+			c.add(user, text(vendor.SummaryPrefix+m.Text)...)
 		case botgw.RoleAssistant:
 			c.add(assistant, toolUses(m)...)
 			c.add(user, toolResults(m.ToolCalls)...)

@@ -8,12 +8,7 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/botgw/botgw"
-)
-
-// Prefixes mark user-role messages that are not the user's own words.
-const (
-	eventPrefix   = "[App event] "
-	summaryPrefix = "[Summary of earlier conversation] "
+	"github.com/botgw/botgw/providers/internal/vendor"
 )
 
 // messages translates the system prompt and the history into chat messages.
@@ -29,9 +24,9 @@ func messages(system string, history []botgw.Message) ([]sdk.ChatCompletionMessa
 		case botgw.RoleUser:
 			out = append(out, sdk.UserMessage(m.Text))
 		case botgw.RoleEvent:
-			out = append(out, sdk.UserMessage(eventPrefix+m.Text))
+			out = append(out, sdk.UserMessage(vendor.EventPrefix+m.Text))
 		case botgw.RoleSummary:
-			out = append(out, sdk.UserMessage(summaryPrefix+m.Text))
+			out = append(out, sdk.UserMessage(vendor.SummaryPrefix+m.Text))
 		case botgw.RoleAssistant:
 			out = append(out, assistant(m)...)
 		default:
