@@ -17,6 +17,9 @@ const (
 	finish next = iota // ask the store whether more work arrived
 	again              // redo on fresh state (version conflict)
 	stop               // give up the chat for now; the poller retries later
+	// backoff leaves the lease to expire: the platform is down, so the
+	// chat is retried after the lease TTL rather than at once.
+	backoff
 )
 
 // runChat holds chat k's lease and runs steps while the chat has pending
@@ -48,6 +51,11 @@ func (e *Engine) runChat(k botgw.ChatKey) {
 			continue
 		case stop:
 			e.release(k, lease, log)
+			return
+		case backoff:
+			if ctx.Err() != nil { // shutting down, not a platform outage
+				e.release(k, lease, log)
+			}
 			return
 		}
 		more, err := e.deps.Store.Finish(ctx, k, lease)
@@ -100,7 +108,7 @@ func (e *Engine) release(k botgw.ChatKey, lease string, log *slog.Logger) {
 // commits it and delivers its reply.
 func (e *Engine) step(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot, log *slog.Logger) next {
 	if !e.deliverAll(ctx, k, snap.Lease, snap.Outbox, log) {
-		return stop
+		return backoff
 	}
 	if len(snap.Pending) == 0 {
 		return finish
@@ -125,7 +133,7 @@ func (e *Engine) step(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 	}
 	e.deps.Hooks.turn(stats)
 	if !e.deliverAll(ctx, k, snap.Lease, c.Outbox, log) {
-		return stop
+		return backoff
 	}
 	return finish
 }
