@@ -14,7 +14,7 @@ import (
 
 // startGateway runs serve in-process on a free loopback port and returns
 // its base URL; the gateway stops when the test ends.
-func startGateway(t *testing.T, cfg Config) string {
+func startGateway(t testing.TB, cfg Config) string {
 	t.Helper()
 	cfg.Listen = "127.0.0.1:0"
 	ctx, cancel := context.WithCancel(context.Background())
