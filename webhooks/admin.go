@@ -31,7 +31,8 @@ type Operator interface {
 	Audit(ctx context.Context, n int) (any, error)
 }
 
-// Admin serves /v1/admin/..., authenticated with the admin Bearer token.
+// Admin serves /v1/admin/..., authenticated with the admin Bearer token,
+// and the operator page at /admin that calls it.
 type Admin struct {
 	token []byte
 	op    Operator
@@ -52,6 +53,7 @@ func (a *Admin) mount(e *echo.Echo) {
 	g.GET("/chats/:chat/export", a.export)
 	g.PUT("/chats/:chat/export", a.importChat)
 	g.GET("/audit", a.audit)
+	a.mountPage(e)
 }
 
 func (a *Admin) auth(next echo.HandlerFunc) echo.HandlerFunc {
