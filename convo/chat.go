@@ -113,6 +113,11 @@ func (e *Engine) step(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 	if len(snap.Pending) == 0 {
 		return finish
 	}
+	if wait := e.throttle(snap); wait > 0 {
+		log.Info("turn rate limit reached; answering the chat's input together after a pause", "wait", wait)
+		e.pause(ctx, wait)
+		return again
+	}
 	c, stats := e.turn(ctx, k, snap, log)
 	start := time.Now()
 	err := e.deps.Store.Commit(ctx, k, c)

@@ -26,16 +26,20 @@ const maxRecords = 50
 // envelope is a chat's state. It is opaque to everything outside convo: the
 // store keeps it as a zstd-compressed JSON blob.
 type envelope struct {
-	V          int             `json:"v"`
-	Provider   string          `json:"provider,omitempty"` // lock: the provider that wrote it
-	Created    time.Time       `json:"created"`
-	Updated    time.Time       `json:"updated"`
-	Turns      int             `json:"turns"`
-	Usage      botgw.Usage     `json:"usage"`
-	Processed  []string        `json:"processed,omitempty"`
-	Compaction compactionStats `json:"compaction,omitzero"`
-	Records    []turnRecord    `json:"records,omitempty"`
-	History    []botgw.Message `json:"history"`
+	V        int         `json:"v"`
+	Provider string      `json:"provider,omitempty"` // lock: the provider that wrote it
+	Created  time.Time   `json:"created"`
+	Updated  time.Time   `json:"updated"`
+	Turns    int         `json:"turns"`
+	Usage    botgw.Usage `json:"usage"`
+	// Today (a UTC date) and TodayTokens count the day's tokens for
+	// Limits.DailyTokens.
+	Today       string          `json:"today,omitempty"`
+	TodayTokens int             `json:"today_tokens,omitempty"`
+	Processed   []string        `json:"processed,omitempty"`
+	Compaction  compactionStats `json:"compaction,omitzero"`
+	Records     []turnRecord    `json:"records,omitempty"`
+	History     []botgw.Message `json:"history"`
 }
 
 // compactionStats records what compaction did to this chat.
@@ -146,15 +150,17 @@ func decode(blob []byte, accept []string) (*envelope, error) {
 
 // Decoded is a chat's state as operators and exports see it.
 type Decoded struct {
-	Version    int             `json:"v"`
-	Provider   string          `json:"provider,omitempty"`
-	Created    time.Time       `json:"created"`
-	Updated    time.Time       `json:"updated"`
-	Turns      int             `json:"turns"`
-	Usage      botgw.Usage     `json:"usage"`
-	Compaction compactionStats `json:"compaction"`
-	Records    []turnRecord    `json:"records,omitempty"`
-	History    []botgw.Message `json:"history"`
+	Version     int             `json:"v"`
+	Provider    string          `json:"provider,omitempty"`
+	Created     time.Time       `json:"created"`
+	Updated     time.Time       `json:"updated"`
+	Turns       int             `json:"turns"`
+	Usage       botgw.Usage     `json:"usage"`
+	Today       string          `json:"today,omitempty"`
+	TodayTokens int             `json:"today_tokens,omitempty"`
+	Compaction  compactionStats `json:"compaction"`
+	Records     []turnRecord    `json:"records,omitempty"`
+	History     []botgw.Message `json:"history"`
 }
 
 // Decode reads a blob for inspection, whatever provider wrote it.
@@ -175,11 +181,13 @@ func Encode(d *Decoded) ([]byte, error) {
 		return nil, fmt.Errorf("state format %d: this build reads %d", d.Version, formatVersion)
 	}
 	e := envelope{V: d.Version, Provider: d.Provider, Created: d.Created, Updated: d.Updated,
-		Turns: d.Turns, Usage: d.Usage, Compaction: d.Compaction, Records: d.Records, History: d.History}
+		Turns: d.Turns, Usage: d.Usage, Today: d.Today, TodayTokens: d.TodayTokens,
+		Compaction: d.Compaction, Records: d.Records, History: d.History}
 	return encode(&e)
 }
 
 func view(e *envelope) *Decoded {
 	return &Decoded{Version: e.V, Provider: e.Provider, Created: e.Created, Updated: e.Updated,
-		Turns: e.Turns, Usage: e.Usage, Compaction: e.Compaction, Records: e.Records, History: e.History}
+		Turns: e.Turns, Usage: e.Usage, Today: e.Today, TodayTokens: e.TodayTokens,
+		Compaction: e.Compaction, Records: e.Records, History: e.History}
 }

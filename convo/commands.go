@@ -1,6 +1,7 @@
 package convo
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -93,6 +94,7 @@ func actor(in botgw.Inbound) string { return in.Chat.Channel + ":" + in.UserID }
 func cmdReset(_ context.Context, e *Engine, v *chatView) (string, bool) {
 	fresh := newEnvelope(e.now())
 	fresh.Processed = v.env.Processed
+	fresh.Today, fresh.TodayTokens = v.env.Today, v.env.TodayTokens // a reset is no way round the daily limit
 	v.env = fresh
 	return "Done: I've forgotten our conversation. Let's start again!", true
 }
@@ -128,8 +130,29 @@ func statusText(env *envelope, size int, ttl time.Duration) string {
 	if ttl > 0 {
 		expiry = "expires after " + ttl.Round(time.Minute).String() + " idle"
 	}
-	return fmt.Sprintf("Turns: %d · Messages kept: %d · Stored: %s · Tokens used: %d in / %d out · Compactions: %d · Conversation %s",
-		env.Turns, len(env.History), humanBytes(size), env.Usage.InputTokens, env.Usage.OutputTokens, env.Compaction.Count, expiry)
+	s := fmt.Sprintf("Turns: %d · Messages kept: %d · Stored: %s · Tokens used: %d in / %d out (%d today) · Compactions: %d · Conversation %s",
+		env.Turns, len(env.History), humanBytes(size), env.Usage.InputTokens, env.Usage.OutputTokens,
+		env.tokensToday(time.Now()), env.Compaction.Count, expiry)
+	if n := len(env.Records); n > 0 {
+		s += " · Last turn: " + env.Records[n-1].summary()
+	}
+	return s
+}
+
+// summary is one turn record for /status.
+func (r turnRecord) summary() string {
+	if r.Outcome == outcomeDailyLimit {
+		return "daily token limit reached"
+	}
+	s := fmt.Sprintf("%s, %d in / %d out", cmp.Or(r.Provider, "no provider answered"), r.Usage.InputTokens, r.Usage.OutputTokens)
+	if r.ToolCalls > 0 {
+		s += fmt.Sprintf(", %d tool calls", r.ToolCalls)
+	}
+	s += ", " + r.Duration.Round(100*time.Millisecond).String()
+	if r.Outcome != "ok" {
+		s += " (" + strings.ReplaceAll(r.Outcome, "_", " ") + ")"
+	}
+	return s
 }
 
 func humanBytes(n int) string {

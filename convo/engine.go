@@ -30,6 +30,7 @@ type Config struct {
 	Apology            string              // reply when the provider failed
 	UnsupportedNotice  string              // reply to media the gateway cannot read
 	Operators          map[string][]string // channel → platform user ids allowed operator commands
+	Limits             Limits              // per-chat token and turn-rate limits; zero: off
 	// AcceptProviders are the provider ids whose stored state this engine
 	// continues (the provider and its fallbacks); state locked to any other
 	// is dropped. Empty: the provider's own id.
@@ -55,6 +56,7 @@ func (c Config) withDefaults() Config {
 	if c.Apology == "" {
 		c.Apology = "Sorry, I couldn't answer just now. Please try again in a moment."
 	}
+	c.Limits = c.Limits.withDefaults()
 	if c.UnsupportedNotice == "" {
 		c.UnsupportedNotice = "Sorry, I can only read text for now."
 	}

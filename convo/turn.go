@@ -33,8 +33,9 @@ func (e *Engine) turn(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 	b := e.collect(ctx, &view, snap.Pending, log)
 	env = view.env
 	if b.user != nil || b.respond {
-		reply := e.answer(ctx, k, env, b, &stats, log)
-		b.replies = append(b.replies, reply)
+		if reply := e.answer(ctx, k, env, b, &stats, log); reply != "" {
+			b.replies = append(b.replies, reply)
+		}
 	} else if len(b.replies) > 0 {
 		stats.Outcome = "command"
 	} else {
@@ -127,8 +128,12 @@ func applyEvent(env *envelope, in botgw.Inbound) {
 
 // answer compacts the history, runs the provider's tool loop and returns
 // the reply text. On failure the user's message stays in the history and
-// the reply is the apology.
+// the reply is the apology. Past the daily token limit the model is not
+// called.
 func (e *Engine) answer(ctx context.Context, k botgw.ChatKey, env *envelope, b batch, stats *TurnStats, log *slog.Logger) string {
+	if notice, over := e.overDailyLimit(env, b, stats); over {
+		return notice
+	}
 	history := env.History
 	if b.user != nil {
 		history = append(slices.Clip(history), *b.user)
@@ -137,15 +142,14 @@ func (e *Engine) answer(ctx context.Context, k botgw.ChatKey, env *envelope, b b
 	if t, ok := e.deps.Channels[k.Channel].(botgw.Typer); ok {
 		defer t.StartTyping(ctx, b.last)()
 	}
-	start := time.Now()
+	at, start := e.now(), time.Now()
 	res := e.ask(ctx, k, b.last.UserID, history)
 	stats.Provider = time.Since(start)
 	stats.Usage, stats.ToolCalls = res.usage, res.toolCalls
 	env.History = append(history, res.added...)
-	env.Usage.InputTokens += res.usage.InputTokens
-	env.Usage.OutputTokens += res.usage.OutputTokens
+	env.addUsage(res.usage, e.now())
 	env.Turns++
-	rec := turnRecord{ID: b.last.ID, At: start, Provider: res.provider, Usage: res.usage,
+	rec := turnRecord{ID: b.last.ID, At: at, Provider: res.provider, Usage: res.usage,
 		ToolCalls: res.toolCalls, Duration: stats.Provider, Outcome: "ok"}
 	if res.err != nil {
 		log.Warn("provider failed; sending the apology", "err", res.err)

@@ -1,0 +1,138 @@
+package convo
+
+import (
+	"context"
+	"time"
+
+	"github.com/botgw/botgw"
+)
+
+// Limits protect against abuse and runaway cost, per chat. Zero fields are
+// off.
+type Limits struct {
+	// DailyTokens caps the input+output tokens a chat may use per UTC day.
+	// Past it, a turn stores the user's message and answers DailyNotice
+	// without calling the model. The check is made before each turn, so the
+	// turn that crosses the cap still completes.
+	DailyTokens int
+	// TurnsPerMinute caps the model turns a chat may start in any minute
+	// (at most 50, the turn records kept). A flood is not dropped and not
+	// refused: the next turn waits until the window allows it, and all
+	// input that arrived meanwhile is answered together as one turn.
+	TurnsPerMinute int
+	// DailyNotice is the reply past DailyTokens.
+	DailyNotice string
+}
+
+const (
+	outcomeDailyLimit = "daily_limit"
+	outcomeThrottled  = "throttled"
+	throttleWindow    = time.Minute
+)
+
+func (l Limits) withDefaults() Limits {
+	if l.DailyNotice == "" {
+		l.DailyNotice = "You've chatted a lot today! I need a rest: come back tomorrow and we'll carry on."
+	}
+	l.TurnsPerMinute = min(l.TurnsPerMinute, maxRecords)
+	return l
+}
+
+// utcDay names now's UTC day.
+func utcDay(now time.Time) string { return now.UTC().Format(time.DateOnly) }
+
+// tokensToday is what the chat used on now's UTC day.
+func (e *envelope) tokensToday(now time.Time) int {
+	if e.Today != utcDay(now) {
+		return 0
+	}
+	return e.TodayTokens
+}
+
+// addUsage counts a turn's tokens in the cumulative and the daily total.
+func (e *envelope) addUsage(u botgw.Usage, now time.Time) {
+	e.Usage.InputTokens += u.InputTokens
+	e.Usage.OutputTokens += u.OutputTokens
+	if day := utcDay(now); e.Today != day {
+		e.Today, e.TodayTokens = day, 0
+	}
+	e.TodayTokens += u.InputTokens + u.OutputTokens
+}
+
+// overDailyLimit answers a turn past the chat's daily tokens without the
+// model: the user's message is kept, the reply is the notice (none for an
+// event that asked for a reply: nobody spoke).
+func (e *Engine) overDailyLimit(env *envelope, b batch, stats *TurnStats) (string, bool) {
+	now := e.now()
+	if e.cfg.Limits.DailyTokens <= 0 || env.tokensToday(now) < e.cfg.Limits.DailyTokens {
+		return "", false
+	}
+	if b.user != nil {
+		env.History = append(env.History, *b.user)
+	}
+	env.addRecord(turnRecord{ID: b.last.ID, At: now, Outcome: outcomeDailyLimit})
+	stats.Outcome = outcomeDailyLimit
+	if b.user == nil {
+		return "", true
+	}
+	return e.cfg.Limits.DailyNotice, true
+}
+
+// throttle says how long the chat must wait before its next model turn:
+// zero when pending holds nothing for the model or the window allows it.
+func (e *Engine) throttle(snap botgw.Snapshot) time.Duration {
+	limit := e.cfg.Limits.TurnsPerMinute
+	if limit <= 0 {
+		return 0
+	}
+	env, err := decode(snap.Blob, e.cfg.AcceptProviders)
+	if err != nil || env == nil || !e.needsModel(env, snap.Pending) {
+		return 0 // no readable state: no turns to count (the turn logs why)
+	}
+	now := e.now()
+	var recent []time.Time
+	for _, r := range env.Records {
+		if r.Outcome != outcomeDailyLimit && now.Sub(r.At) < throttleWindow {
+			recent = append(recent, r.At)
+		}
+	}
+	if len(recent) < limit {
+		return 0
+	}
+	return recent[len(recent)-limit].Add(throttleWindow).Sub(now)
+}
+
+// needsModel reports whether pending holds new input the model answers:
+// text that is not a command, or an event asking for a reply.
+func (e *Engine) needsModel(env *envelope, pending []botgw.Inbound) bool {
+	for _, in := range pending {
+		if in.ID != "" && env.processed(in.ID) {
+			continue
+		}
+		switch in.Kind {
+		case botgw.KindEvent:
+			if in.Event != nil && in.Event.Respond {
+				return true
+			}
+		case botgw.KindText, "":
+			if _, _, cmd := e.parseCommand(in.Text); !cmd {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// pause waits out a throttled chat without holding a turn slot. The lease
+// stays held (and renewed), so no other worker takes the chat meanwhile,
+// and a crash only hands it over after the lease expires.
+func (e *Engine) pause(ctx context.Context, d time.Duration) {
+	<-e.sem
+	defer func() { e.sem <- struct{}{} }()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
