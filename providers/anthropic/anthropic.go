@@ -131,6 +131,14 @@ func (p *Provider) params(req botgw.Request) (sdk.MessageNewParams, error) {
 		Messages:  msgs,
 		Tools:     tls,
 	}
+	if len(tls) == 0 {
+		// The API refuses tool_use blocks without tool definitions: declare
+		// the tools the history used, and let the model call none of them.
+		if used := usedTools(req.Messages); len(used) > 0 {
+			params.Tools = used
+			params.ToolChoice = sdk.ToolChoiceUnionParam{OfNone: &sdk.ToolChoiceNoneParam{}}
+		}
+	}
 	if req.System != "" {
 		params.System = []sdk.TextBlockParam{{Text: req.System}}
 	}

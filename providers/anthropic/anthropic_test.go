@@ -160,6 +160,13 @@ func TestToolResultsSentBack(t *testing.T) {
 			{Type: "text", Text: "[App event] User earned 50 points"},
 		}},
 	})
+	// No tools on offer (the engine's tool-call limit): the API still needs
+	// the used tools declared, with tool_choice none.
+	body := api.Calls()[0].Body
+	if len(body.Tools) != 2 || body.Tools[0].Name != "get_location" || body.Tools[1].Name != "get_time" {
+		t.Errorf("tools = %+v, want the two used tools declared", body.Tools)
+	}
+	assertJSON(t, body.ToolChoice, `{"type":"none"}`)
 }
 
 func TestErrors(t *testing.T) {

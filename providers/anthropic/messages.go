@@ -142,3 +142,19 @@ func inputSchema(raw json.RawMessage) (sdk.ToolInputSchemaParam, error) {
 	schema.ExtraFields = fields
 	return schema, nil
 }
+
+// usedTools declares, with an open schema, each tool the history called.
+func usedTools(history []botgw.Message) []sdk.ToolUnionParam {
+	var specs []botgw.ToolSpec
+	seen := map[string]bool{}
+	for _, m := range history {
+		for _, tc := range m.ToolCalls {
+			if !seen[tc.Name] {
+				seen[tc.Name] = true
+				specs = append(specs, botgw.ToolSpec{Name: tc.Name})
+			}
+		}
+	}
+	out, _ := tools(specs) // no parameters to parse: cannot fail
+	return out
+}

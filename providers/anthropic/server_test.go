@@ -14,12 +14,13 @@ import (
 
 // The wire shapes of POST /v1/messages, as the fake server decodes them.
 type messagesRequest struct {
-	Model       string       `json:"model"`
-	MaxTokens   int          `json:"max_tokens"`
-	Temperature *float64     `json:"temperature"`
-	System      []block      `json:"system"`
-	Messages    []apiMessage `json:"messages"`
-	Tools       []apiTool    `json:"tools"`
+	Model       string          `json:"model"`
+	MaxTokens   int             `json:"max_tokens"`
+	Temperature *float64        `json:"temperature"`
+	System      []block         `json:"system"`
+	Messages    []apiMessage    `json:"messages"`
+	Tools       []apiTool       `json:"tools"`
+	ToolChoice  json.RawMessage `json:"tool_choice"`
 }
 
 type apiMessage struct {
