@@ -44,8 +44,11 @@ func (e *Engine) runChat(k botgw.ChatKey) {
 		}
 		if lease == "" {
 			lease = snap.Lease
+			e.deps.Hooks.lease(k.Channel, 1)
+			defer e.deps.Hooks.lease(k.Channel, -1)
 			go e.renew(ctx, cancel, k, lease, log)
 		}
+		e.deps.Hooks.backlog(k.Channel, snap)
 		switch e.step(ctx, k, snap, log) {
 		case again:
 			continue
@@ -118,25 +121,27 @@ func (e *Engine) step(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 		e.pause(ctx, wait)
 		return again
 	}
+	begin := time.Now()
 	c, stats := e.turn(ctx, k, snap, log)
 	start := time.Now()
 	err := e.deps.Store.Commit(ctx, k, c)
 	stats.Commit = time.Since(start)
+	stats.Duration = time.Since(begin)
 	switch {
 	case errors.Is(err, botgw.ErrConflict):
 		log.Info("state changed during the turn; redoing it on fresh state")
 		stats.Outcome = "conflict"
-		e.deps.Hooks.turn(stats)
+		e.observe(stats, snap.Pending, c.Outbox, log)
 		return again
 	case err != nil:
 		if ctx.Err() == nil {
 			log.Warn("commit turn", "err", err)
 		}
 		stats.Outcome = "commit_error"
-		e.deps.Hooks.turn(stats)
+		e.observe(stats, snap.Pending, c.Outbox, log)
 		return stop
 	}
-	e.deps.Hooks.turn(stats)
+	e.observe(stats, snap.Pending, c.Outbox, log)
 	if !e.deliverAll(ctx, k, snap.Lease, c.Outbox, log) {
 		return backoff
 	}

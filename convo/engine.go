@@ -35,6 +35,9 @@ type Config struct {
 	// continues (the provider and its fallbacks); state locked to any other
 	// is dropped. Empty: the provider's own id.
 	AcceptProviders []string
+	// LogContent adds the message text and the reply to the per-turn log
+	// line. Off by default: logs carry no conversation content.
+	LogContent bool
 }
 
 func (c Config) withDefaults() Config {

@@ -18,6 +18,12 @@ type Hooks struct {
 	Dropped func(reason string)
 	// Delivery reports one outbox delivery attempt.
 	Delivery func(channel string, d time.Duration, err error)
+	// Lease reports a chat lease taken (+1) or given up (-1) by this
+	// replica: the turns in flight.
+	Lease func(channel string, delta int)
+	// Backlog reports what a worker found when it took a chat: pending
+	// input and undelivered replies.
+	Backlog func(channel string, pending, outbox int)
 }
 
 // TurnStats describes one turn, for metrics. It never holds message text.
@@ -32,6 +38,11 @@ type TurnStats struct {
 	StateSize int
 	Compacted bool
 	Retries   int
+	// Duration is the whole turn, from taking the input to the commit.
+	Duration time.Duration
+	// ProviderStatus is the HTTP status of a failed provider call (0 for a
+	// transport error or timeout); meaningful when Outcome is provider_error.
+	ProviderStatus int
 }
 
 func (h Hooks) inbound(in botgw.Inbound, err error) {
@@ -63,5 +74,17 @@ func (h Hooks) dropped(reason dropReason) {
 func (h Hooks) delivery(channel string, d time.Duration, err error) {
 	if h.Delivery != nil {
 		h.Delivery(channel, d, err)
+	}
+}
+
+func (h Hooks) lease(channel string, delta int) {
+	if h.Lease != nil {
+		h.Lease(channel, delta)
+	}
+}
+
+func (h Hooks) backlog(channel string, snap botgw.Snapshot) {
+	if h.Backlog != nil {
+		h.Backlog(channel, len(snap.Pending), len(snap.Outbox))
 	}
 }

@@ -154,6 +154,9 @@ func (e *Engine) answer(ctx context.Context, k botgw.ChatKey, env *envelope, b b
 	if res.err != nil {
 		log.Warn("provider failed; sending the apology", "err", res.err)
 		stats.Outcome, rec.Outcome = "provider_error", "provider_error"
+		if pe, ok := errors.AsType[*botgw.ProviderError](res.err); ok {
+			stats.ProviderStatus = pe.Status
+		}
 		env.addRecord(rec)
 		return e.cfg.Apology
 	}

@@ -28,9 +28,12 @@ type Deps struct {
 	Channels []botgw.Channel // WebhookReceivers are mounted at /webhooks/<name>
 	Checks   map[string]Check
 	Metrics  http.Handler // nil: /metrics is 404
-	Events   *Events      // nil: /v1/events is 404
-	Admin    *Admin       // nil: /v1/admin is 404
-	Log      *slog.Logger
+	// Observe, when set, is told of every answered request: the route
+	// pattern (never the raw path), the status and the time taken.
+	Observe func(route string, status int, d time.Duration)
+	Events  *Events // nil: /v1/events is 404
+	Admin   *Admin  // nil: /v1/admin is 404
+	Log     *slog.Logger
 }
 
 // Server is the HTTP front of the gateway.
@@ -48,6 +51,9 @@ func New(deps Deps) *Server {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.Use(middleware.Recover())
+	if deps.Observe != nil {
+		e.Use(observe(deps.Observe))
+	}
 	e.HTTPErrorHandler = jsonErrors(deps.Log)
 	s := &Server{e: e, deps: deps, log: deps.Log}
 	s.routes()
@@ -141,5 +147,21 @@ func jsonErrors(log *slog.Logger) echo.HTTPErrorHandler {
 			log.Error("http handler", "path", c.Path(), "err", err)
 		}
 		_ = c.JSON(status, map[string]string{"error": msg})
+	}
+}
+
+// observe reports each request's route, status and duration once the
+// handler and the error handler have answered.
+func observe(fn func(route string, status int, d time.Duration)) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			start := time.Now()
+			err := next(c)
+			if err != nil {
+				c.Error(err) // answer now, so the status is the one sent
+			}
+			fn(c.Path(), c.Response().Status, time.Since(start))
+			return nil
+		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // newLogger builds the process logger: text on a terminal, JSON otherwise,
-// unless log.format says which.
+// unless log.format says which; with log.redact_chats, chat keys are hashed.
 func newLogger(c LogConfig, w io.Writer) *slog.Logger {
 	level := slog.LevelInfo
 	_ = level.UnmarshalText([]byte(c.Level))
@@ -21,8 +21,12 @@ func newLogger(c LogConfig, w io.Writer) *slog.Logger {
 			format = "text"
 		}
 	}
+	var h slog.Handler = slog.NewJSONHandler(w, opts)
 	if format == "text" {
-		return slog.New(slog.NewTextHandler(w, opts))
+		h = slog.NewTextHandler(w, opts)
 	}
-	return slog.New(slog.NewJSONHandler(w, opts))
+	if c.RedactChats {
+		h = redactChats{h}
+	}
+	return slog.New(h)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/botgw/botgw/channels/web"
 	"github.com/botgw/botgw/compaction"
 	"github.com/botgw/botgw/convo"
+	"github.com/botgw/botgw/convo/metrics"
 	"github.com/botgw/botgw/state"
 	"github.com/botgw/botgw/webhooks"
 )
@@ -127,21 +128,24 @@ func (gw *gateway) wire(ctx context.Context, cfg Config, log *slog.Logger) error
 		return err
 	}
 	trail := convo.NewAuditLog(gw.store.AuditStream())
+	met := gw.metrics()
 	gw.engine, err = convo.New(convo.Config{
 		SystemPrompt: cfg.SystemPrompt, StateTTL: cfg.State.TTL, TurnTimeout: turnTimeout(cfg.Provider),
 		Operators: cfg.Admin.Operators, AcceptProviders: ids, LeaseRenew: gw.store.LeaseTTL() / 3,
+		LogContent: cfg.Log.Content,
 	}, convo.Deps{Store: gw.store, Provider: prov, Compactor: comp, Channels: gw.channels.byName(),
 		Count: func(h []botgw.Message) int { return compaction.CountMessages(counter, h) },
-		Audit: trail, Log: log})
+		Audit: trail, Hooks: met.Hooks(), Log: log})
 	if err != nil {
 		return err
 	}
 	op := &convo.Operator{Store: gw.store, Trail: trail, StateTTL: cfg.State.TTL, Log: log}
 	gw.server = webhooks.New(webhooks.Deps{
 		Deliver: gw.engine.Handle, Channels: gw.channels.all, Checks: gw.checks(),
-		Events: webhooks.NewEvents(cfg.Events.Secret, gw.engine.Handle, gw.store.Once, cfg.Channels.names(), log),
-		Admin:  webhooks.NewAdmin(cfg.Admin.Token, op, log),
-		Log:    log,
+		Events:  webhooks.NewEvents(cfg.Events.Secret, gw.engine.Handle, gw.store.Once, cfg.Channels.names(), log),
+		Admin:   webhooks.NewAdmin(cfg.Admin.Token, op, log),
+		Metrics: met.Handler(), Observe: met.ObserveHTTP,
+		Log: log,
 	})
 	if w := gw.channels.web; w != nil {
 		gw.server.Handle(http.MethodGet, "/", web.Page())
@@ -149,6 +153,19 @@ func (gw *gateway) wire(ctx context.Context, cfg Config, log *slog.Logger) error
 		gw.server.Handle(http.MethodGet, "/v1/chat", w.ChatHandler(gw.engine.Handle))
 	}
 	return nil
+}
+
+// metrics builds the Prometheus metrics: engine hooks, Redis errors and
+// the health of every channel that reports it.
+func (gw *gateway) metrics() *metrics.Metrics {
+	m := metrics.New()
+	gw.store.Client().AddHook(m.RedisHook())
+	for _, ch := range gw.channels.all {
+		if h, ok := ch.(botgw.Health); ok {
+			m.WatchChannel(ch.Name(), h)
+		}
+	}
+	return m
 }
 
 // turnTimeout gives a turn room for the provider's own retries.

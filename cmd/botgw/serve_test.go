@@ -16,12 +16,18 @@ import (
 // its base URL; the gateway stops when the test ends.
 func startGateway(t testing.TB, cfg Config) string {
 	t.Helper()
+	return startGatewayWithLog(t, cfg, slog.New(slog.DiscardHandler))
+}
+
+// startGatewayWithLog is startGateway logging to log.
+func startGatewayWithLog(t testing.TB, cfg Config, log *slog.Logger) string {
+	t.Helper()
 	cfg.Listen = "127.0.0.1:0"
 	ctx, cancel := context.WithCancel(context.Background())
 	addr := make(chan net.Addr, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- serve(ctx, cfg, slog.New(slog.DiscardHandler), func(a net.Addr) { addr <- a })
+		done <- serve(ctx, cfg, log, func(a net.Addr) { addr <- a })
 	}()
 	t.Cleanup(func() {
 		cancel()

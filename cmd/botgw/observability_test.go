@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/botgw/botgw"
+)
+
+func scrape(t *testing.T, base string) string {
+	t.Helper()
+	res, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("GET /metrics: %d %s", res.StatusCode, b)
+	}
+	return string(b)
+}
+
+func TestMetricsCountTurnsInboundAndRejectedRequests(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	cfg := DefaultConfig()
+	cfg.Events.Secret = "s3cret"
+	base := startGateway(t, cfg)
+	for _, text := range []string{"hi", "again"} {
+		if status, v := postJSON(t, base+"/v1/chat", `{"chat":"web:m","text":"`+text+`"}`); status != 200 {
+			t.Fatalf("chat: %d %v", status, v)
+		}
+	}
+	if status, _ := postJSON(t, base+"/v1/events", `{"chat":"web:m","text":"x"}`, "Authorization", "Bearer wrong"); status != 401 {
+		t.Fatalf("bad event auth: %d, want 401", status)
+	}
+	body := scrape(t, base)
+	for _, want := range []string{
+		`botgw_turns_total{channel="web",outcome="ok"} 2`,
+		`botgw_inbound_total{channel="web",outcome="accepted"} 2`,
+		`botgw_http_requests_total{route="/v1/events",status="401"} 1`,
+		`botgw_http_requests_total{route="/v1/chat",status="200"} 2`,
+		`botgw_turn_stage_seconds_count{stage="provider"} 2`,
+		`botgw_turn_stage_seconds_count{stage="delivery"} 2`,
+		`botgw_leases_held{channel="web"}`,
+		`botgw_state_bytes_count 2`,
+		`go_goroutines`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	if strings.Contains(body, "web:m") {
+		t.Error("/metrics names a chat key")
+	}
+}
+
+func TestLogRedactsChatKeysAndOmitsContent(t *testing.T) {
+	var buf bytes.Buffer
+	log := newLogger(LogConfig{Format: "json", RedactChats: true}, &buf)
+	k := botgw.ChatKey{Channel: "whatsapp", ID: "447700900123@s.whatsapp.net"}
+	log.With("chat", k).Info("turn", "outcome", "ok")
+	log.Warn("send failed", "chat", "447700900123@s.whatsapp.net")
+	out := buf.String()
+	if strings.Contains(out, "447700900123") {
+		t.Fatalf("log names the phone number: %s", out)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var first map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil {
+		t.Fatal(err)
+	}
+	if first["chat"] != hashChat(k.String()) || !strings.HasPrefix(first["chat"].(string), "whatsapp:#") {
+		t.Errorf("chat = %v, want the channel and a stable hash %s", first["chat"], hashChat(k.String()))
+	}
+	if hashChat("telegram:1") == hashChat("telegram:2") {
+		t.Error("two chats hash alike")
+	}
+}
+
+func TestTurnLogLineCarriesTextOnlyWithLogContent(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	for _, content := range []bool{false, true} {
+		var buf syncBuffer
+		cfg := DefaultConfig()
+		cfg.Log.Content = content
+		base := startGatewayWithLog(t, cfg, slog.New(slog.NewJSONHandler(&buf, nil)))
+		postJSON(t, base+"/v1/chat", `{"chat":"web:c","text":"secret plan"}`)
+		line := buf.line(`"msg":"turn"`)
+		if line == "" {
+			t.Fatalf("content=%v: no turn log line in %s", content, buf.String())
+		}
+		for _, key := range []string{`"chat":"web:c"`, `"outcome":"ok"`, `"duration"`, `"tokens_in"`} {
+			if !strings.Contains(line, key) {
+				t.Errorf("turn line lacks %s: %s", key, line)
+			}
+		}
+		if got := strings.Contains(buf.String(), "secret plan"); got != content {
+			t.Errorf("log.content=%v but message text logged=%v", content, got)
+		}
+	}
+}
+
+// syncBuffer collects log output written from several goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// line returns the first line containing s.
+func (b *syncBuffer) line(s string) string {
+	for l := range strings.Lines(b.String()) {
+		if strings.Contains(l, s) {
+			return l
+		}
+	}
+	return ""
+}

@@ -1,0 +1,145 @@
+// Package metrics exports the gateway's Prometheus metrics on a registry of
+// its own: inbound messages, HTTP answers, turns and their stages, provider
+// errors, tokens, compactions, state sizes, dropped state, backlog, leases,
+// channel health and Redis errors. Labels are low-cardinality only: channel,
+// route pattern, status, outcome, stage, reason. No chat key, no text.
+package metrics
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/convo"
+)
+
+// Metrics holds the collectors. Create it with New; its methods are safe
+// for concurrent use.
+type Metrics struct {
+	reg *prometheus.Registry
+
+	inbound     *prometheus.CounterVec
+	http        *prometheus.CounterVec
+	httpSeconds *prometheus.HistogramVec
+	turns       *prometheus.CounterVec
+	stage       *prometheus.HistogramVec
+	deliveries  *prometheus.CounterVec
+	provErrors  *prometheus.CounterVec
+	tokens      *prometheus.CounterVec
+	toolCalls   prometheus.Counter
+	compactions prometheus.Counter
+	stateBytes  prometheus.Histogram
+	dropped     *prometheus.CounterVec
+	backlog     *prometheus.HistogramVec
+	leases      *prometheus.GaugeVec
+	redisErrors *prometheus.CounterVec
+}
+
+// latencyBuckets span a cached reply (1 ms) to a slow model (2 min).
+var latencyBuckets = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120}
+
+// New registers every collector, plus the Go runtime and process ones.
+func New() *Metrics {
+	m := &Metrics{reg: prometheus.NewRegistry()}
+	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.inbound = m.counterVec("botgw_inbound_total", "Inbound messages offered to the store, by outcome (accepted, duplicate, error).", "channel", "outcome")
+	m.http = m.counterVec("botgw_http_requests_total", "HTTP requests by route pattern and status (401: rejected, 400: bad body).", "route", "status")
+	m.httpSeconds = m.histogramVec("botgw_http_request_duration_seconds", "Time to answer an HTTP request (a webhook's ack), by route pattern.", latencyBuckets, "route")
+	m.turns = m.counterVec("botgw_turns_total", "Finished turns by channel and outcome (ok, command, event, provider_error, conflict, commit_error).", "channel", "outcome")
+	m.stage = m.histogramVec("botgw_turn_stage_seconds", "Time spent in each stage of a turn: queue_wait, provider, commit, delivery, total.", latencyBuckets, "stage")
+	m.deliveries = m.counterVec("botgw_deliveries_total", "Reply delivery attempts by channel and result (ok, error).", "channel", "result")
+	m.provErrors = m.counterVec("botgw_provider_errors_total", "Turns whose provider call failed, by HTTP status (0: transport error or timeout).", "status")
+	m.tokens = m.counterVec("botgw_tokens_total", "Provider-reported tokens, by direction (in, out).", "direction")
+	m.toolCalls = m.counter("botgw_tool_calls_total", "Tool calls run for the model.")
+	m.compactions = m.counter("botgw_compactions_total", "Turns whose history was compacted.")
+	m.stateBytes = m.histogram("botgw_state_bytes", "Size of a chat's encoded state after a turn.", prometheus.ExponentialBuckets(256, 2, 12))
+	m.dropped = m.counterVec("botgw_state_dropped_total", "Stored conversations dropped and started afresh, by reason.", "reason")
+	m.backlog = m.histogramVec("botgw_backlog_entries", "Entries a worker found when it took a chat: pending input and undelivered outbox replies.", []float64{0, 1, 2, 3, 5, 10, 20, 50}, "kind")
+	m.leases = m.gaugeVec("botgw_leases_held", "Chat leases this replica holds: turns in flight.", "channel")
+	m.redisErrors = m.counterVec("botgw_redis_errors_total", "Redis commands that failed (not counting a missing key), by command.", "command")
+	return m
+}
+
+// Handler serves the registry in the Prometheus exposition format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+}
+
+// Registry is the registry itself, for extra collectors.
+func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+
+// Hooks are the engine's observation points, feeding these metrics.
+func (m *Metrics) Hooks() convo.Hooks {
+	return convo.Hooks{
+		Inbound: func(channel, outcome string) { m.inbound.WithLabelValues(channel, outcome).Inc() },
+		Turn:    m.turn,
+		Dropped: func(reason string) { m.dropped.WithLabelValues(reason).Inc() },
+		Delivery: func(channel string, d time.Duration, err error) {
+			m.stage.WithLabelValues("delivery").Observe(d.Seconds())
+			m.deliveries.WithLabelValues(channel, result(err)).Inc()
+		},
+		Lease: func(channel string, delta int) { m.leases.WithLabelValues(channel).Add(float64(delta)) },
+		Backlog: func(_ string, pending, outbox int) {
+			m.backlog.WithLabelValues("pending").Observe(float64(pending))
+			m.backlog.WithLabelValues("outbox").Observe(float64(outbox))
+		},
+	}
+}
+
+func (m *Metrics) turn(s convo.TurnStats) {
+	m.turns.WithLabelValues(s.Channel, s.Outcome).Inc()
+	m.stage.WithLabelValues("queue_wait").Observe(s.QueueWait.Seconds())
+	m.stage.WithLabelValues("commit").Observe(s.Commit.Seconds())
+	m.stage.WithLabelValues("total").Observe(s.Duration.Seconds())
+	if s.Provider > 0 {
+		m.stage.WithLabelValues("provider").Observe(s.Provider.Seconds())
+	}
+	if s.Outcome == "provider_error" {
+		m.provErrors.WithLabelValues(strconv.Itoa(s.ProviderStatus)).Inc()
+	}
+	m.tokens.WithLabelValues("in").Add(float64(s.Usage.InputTokens))
+	m.tokens.WithLabelValues("out").Add(float64(s.Usage.OutputTokens))
+	m.toolCalls.Add(float64(s.ToolCalls))
+	if s.Compacted {
+		m.compactions.Inc()
+	}
+	if s.StateSize > 0 {
+		m.stateBytes.Observe(float64(s.StateSize))
+	}
+}
+
+// ObserveHTTP counts one answered request. route is the route pattern
+// ("/webhooks/telegram", "/v1/admin/chats/:chat"), never the raw path.
+func (m *Metrics) ObserveHTTP(route string, status int, d time.Duration) {
+	if route == "" {
+		route = "unmatched"
+	}
+	m.http.WithLabelValues(route, strconv.Itoa(status)).Inc()
+	m.httpSeconds.WithLabelValues(route).Observe(d.Seconds())
+}
+
+// WatchChannel exports botgw_channel_up{channel} from the channel's Health,
+// read at every scrape: 1 when it can send and receive, else 0.
+func (m *Metrics) WatchChannel(name string, h botgw.Health) {
+	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "botgw_channel_up", Help: "Whether a channel can send and receive now (its health check).",
+		ConstLabels: prometheus.Labels{"channel": name},
+	}, func() float64 {
+		if h.Health() != nil {
+			return 0
+		}
+		return 1
+	}))
+}
+
+func result(err error) string {
+	if err != nil {
+		return "error"
+	}
+	return "ok"
+}
