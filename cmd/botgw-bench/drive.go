@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// samples are one run's latencies.
+type samples struct {
+	mu  sync.Mutex
+	ack []time.Duration // webhook answered
+	e2e []time.Duration // reply reached the fake Bot API
+}
+
+func (s *samples) add(ack, e2e time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ack = append(s.ack, ack)
+	if e2e > 0 {
+		s.e2e = append(s.e2e, e2e)
+	}
+}
+
+// chatID is the Telegram chat id of bench chat c.
+func chatID(c int) int64 { return 1_000_000 + int64(c) }
+
+// update is a private-chat text message in the Bot API's Update format.
+func update(updateID int64, chat int64, msg int, text string) []byte {
+	return fmt.Appendf(nil, `{"update_id":%d,"message":{"message_id":%d,"date":%d,`+
+		`"chat":{"id":%d,"type":"private","first_name":"Player"},`+
+		`"from":{"id":%d,"is_bot":false,"first_name":"Player"},"text":%q}}`,
+		updateID, msg, time.Now().Unix(), chat, chat, text)
+}
+
+// post sends one update to the webhook and returns the time to the answer.
+func post(ctx context.Context, client *http.Client, url string, body []byte) (time.Duration, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Telegram-Bot-Api-Secret-Token", benchSecret)
+	start := time.Now()
+	res, err := client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	_, _ = io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("webhook answered %d", res.StatusCode)
+	}
+	return time.Since(start), nil
+}
+
+// driveChat plays one user: send a message, wait for the reply, repeat.
+// replies is nil in ceiling mode (no reply is awaited).
+func driveChat(ctx context.Context, client *http.Client, url string, c, msgs int, replies chan time.Time, s *samples) error {
+	for m := range msgs {
+		id := int64(c)*int64(msgs) + int64(m) + 1
+		text := "Where is the next clue? I am at the clock tower, message " + strconv.Itoa(m)
+		start := time.Now()
+		ack, err := post(ctx, client, url, update(id, chatID(c), m+1, text))
+		if err != nil {
+			return fmt.Errorf("chat %d message %d: %w", c, m, err)
+		}
+		var e2e time.Duration
+		if replies != nil {
+			select {
+			case at := <-replies:
+				e2e = at.Sub(start)
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		s.add(ack, e2e)
+	}
+	return nil
+}
+
+// drive runs every chat at once and returns the samples and wall time.
+func drive(ctx context.Context, url string, o options, api *botAPI) (*samples, time.Duration, error) {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: o.chats}}
+	defer client.CloseIdleConnections()
+	s := &samples{}
+	errs := make(chan error, o.chats)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for c := range o.chats {
+		var replies chan time.Time
+		if api != nil {
+			replies = api.replies(strconv.FormatInt(chatID(c), 10))
+		}
+		wg.Go(func() { errs <- driveChat(ctx, client, url, c, o.messages, replies, s) })
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			return s, time.Since(start), err
+		}
+	}
+	return s, time.Since(start), nil
+}

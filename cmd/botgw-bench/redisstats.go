@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// roundTrips counts the client's trips to Redis: one per command, one per
+// pipeline or transaction.
+type roundTrips struct{ n atomic.Int64 }
+
+func (r *roundTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (r *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		r.n.Add(1)
+		return next(ctx, cmd)
+	}
+}
+
+func (r *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		r.n.Add(1)
+		return next(ctx, cmds)
+	}
+}
+
+var _ redis.Hook = (*roundTrips)(nil)
+
+// commandCalls sums calls= over INFO commandstats: the commands Redis ran,
+// scripts' inner calls included. ok is false where INFO has no such section
+// (the embedded Redis).
+func commandCalls(ctx context.Context, rc redis.UniversalClient) (calls int64, ok bool) {
+	info, err := rc.Info(ctx, "commandstats").Result()
+	if err != nil {
+		return 0, false
+	}
+	sc := bufio.NewScanner(strings.NewReader(info))
+	for sc.Scan() {
+		_, rest, found := strings.Cut(sc.Text(), "calls=")
+		if !found {
+			continue
+		}
+		n, _ := strconv.ParseInt(strings.SplitN(rest, ",", 2)[0], 10, 64)
+		calls, ok = calls+n, true
+	}
+	return calls, ok
+}
+
+// peakRSS is the process's high-water resident set (VmHWM), in bytes; 0
+// where /proc is missing.
+func peakRSS() int64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb * 1024
+		}
+	}
+	return 0
+}
+
+// loopback reports whether the Redis URL points at this machine.
+func loopback(host string) bool {
+	h, _, err := net.SplitHostPort(host)
+	if err != nil {
+		h = host
+	}
+	ip := net.ParseIP(h)
+	return h == "localhost" || (ip != nil && ip.IsLoopback())
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"text/tabwriter"
+	"time"
+)
+
+type result struct {
+	Machine      string  `json:"machine"`
+	Options      string  `json:"options"`
+	Redis        string  `json:"redis"`
+	Gateway      phase   `json:"gateway"`
+	Ceiling      phase   `json:"ceiling"`
+	Ratio        float64 `json:"ratio"` // gateway turns/s ÷ ceiling requests/s
+	StateBytes   sizes   `json:"state_bytes"`
+	PeakRSSBytes int64   `json:"peak_rss_bytes"`
+}
+
+// phase is one driven run: turns (or requests) per second and latencies.
+type phase struct {
+	Requests          int     `json:"requests"`
+	PerSecond         float64 `json:"per_second"`
+	AckP50            ms      `json:"ack_p50_ms"`
+	AckP99            ms      `json:"ack_p99_ms"`
+	EndToEndP50       ms      `json:"e2e_p50_ms,omitzero"` // minus the provider's latency
+	EndToEndP99       ms      `json:"e2e_p99_ms,omitzero"`
+	RoundTripsPerTurn float64 `json:"redis_round_trips_per_turn"`
+	CommandsPerTurn   float64 `json:"redis_commands_per_turn,omitzero"` // INFO commandstats, scripts' calls included
+}
+
+type sizes struct {
+	Mean float64 `json:"mean"`
+	Max  int     `json:"max"`
+}
+
+// ms is a duration shown in milliseconds.
+type ms float64
+
+func toMS(d time.Duration) ms { return ms(float64(d) / float64(time.Millisecond)) }
+
+func (o options) summary() string {
+	return fmt.Sprintf("%d chats × %d messages, provider latency %s, model %s", o.chats, o.messages, o.providerLatency, o.model)
+}
+
+func summarize(s *samples, wall, provider time.Duration) phase {
+	p := phase{Requests: len(s.ack), PerSecond: float64(len(s.ack)) / wall.Seconds(),
+		AckP50: toMS(quantile(s.ack, .5)), AckP99: toMS(quantile(s.ack, .99))}
+	if len(s.e2e) > 0 {
+		p.EndToEndP50 = toMS(quantile(s.e2e, .5) - provider)
+		p.EndToEndP99 = toMS(quantile(s.e2e, .99) - provider)
+	}
+	return p
+}
+
+func quantile(d []time.Duration, q float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[min(len(s)-1, int(q*float64(len(s))))]
+}
+
+func writeJSON(w io.Writer, r result) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+func writeTable(w io.Writer, r result) {
+	fmt.Fprintf(w, "machine: %s\nredis:   %s\nrun:     %s\n\n", r.Machine, r.Redis, r.Options)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "\tper s\tack p50 ms\tack p99 ms\te2e−provider p50 ms\te2e−provider p99 ms\tRedis trips/turn\tRedis cmds/turn\t")
+	row := func(name string, p phase) {
+		fmt.Fprintf(tw, "%s\t%.0f\t%.2f\t%.2f\t%s\t%s\t%.1f\t%s\t\n", name, p.PerSecond, p.AckP50, p.AckP99,
+			orDash(float64(p.EndToEndP50), "%.2f"), orDash(float64(p.EndToEndP99), "%.2f"),
+			p.RoundTripsPerTurn, orDash(p.CommandsPerTurn, "%.1f"))
+	}
+	row("gateway (turns)", r.Gateway)
+	row("ceiling (GET+SET)", r.Ceiling)
+	tw.Flush()
+	fmt.Fprintf(w, "\ngateway/ceiling: %.2f   state per chat: %.0f B mean, %d B max   peak RSS: %.0f MiB\n",
+		r.Ratio, r.StateBytes.Mean, r.StateBytes.Max, float64(r.PeakRSSBytes)/(1<<20))
+}
+
+// orDash formats v, or "-" when it was not measured.
+func orDash(v float64, format string) string {
+	if v == 0 {
+		return "-"
+	}
+	return fmt.Sprintf(format, v)
+}
+
+func hostname() (string, error) { return os.Hostname() }
