@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -54,11 +55,23 @@ func BenchmarkCompact(b *testing.B) {
 // text1KB is 1 KiB of English-like text.
 var text1KB = strings.Repeat("The player walks to the old theatre and asks for coffee. ", 18)[:1024]
 
+// BenchmarkCount1KB counts a text never seen before (the tokenizer's own
+// cost) and one counted already (the cache's), as every turn recounts the
+// history.
 func BenchmarkCount1KB(b *testing.B) {
 	for _, model := range []string{"gpt-4o", "gpt-4", "claude-sonnet-4-5"} {
 		c := NewCounter(model)
 		c.Count("warm up")
-		b.Run(model, func(b *testing.B) {
+		b.Run(model+"/new", func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(text1KB)))
+			i := 0
+			for b.Loop() {
+				i++
+				c.Count(text1KB[:1000] + strconv.Itoa(i))
+			}
+		})
+		b.Run(model+"/seen", func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(text1KB)))
 			for b.Loop() {

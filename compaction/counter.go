@@ -56,18 +56,27 @@ func NewCounter(model string) Counter {
 	}
 	for _, f := range families {
 		if strings.HasPrefix(name, f.prefix) {
-			return bpe{f.codec}
+			return bpe{f.codec, newCountCache()}
 		}
 	}
 	return Heuristic
 }
 
-type bpe struct{ codec func() *codec.Codec }
+// bpe counts with a BPE vocabulary, remembering the counts of texts it has
+// seen: histories are counted again on every turn.
+type bpe struct {
+	codec func() *codec.Codec
+	cache *countCache
+}
 
 func (b bpe) Count(text string) int {
 	if text == "" {
 		return 0
 	}
+	return b.cache.count(text, b.tokenize)
+}
+
+func (b bpe) tokenize(text string) int {
 	n, err := b.codec().Count(text)
 	if err != nil {
 		return Heuristic.Count(text)
