@@ -156,8 +156,23 @@ func cleanRedis(t *testing.T, c *redis.Client, pattern string) {
 	})
 }
 
+// eachTarget runs a test on the CI Redis and on a local Redis Cluster of
+// three masters.
+func eachTarget(t *testing.T, test func(t *testing.T, target redisTarget)) {
+	t.Run("redis", func(t *testing.T) { test(t, sharedRedis(t)) })
+	t.Run("cluster", func(t *testing.T) {
+		realRedisURL(t) // CI gate: the cluster is the test's own
+		cl := startCluster(t, 3)
+		test(t, redisTarget{keys: fmt.Sprintf("url: %q, cluster: true", cl.url())})
+	})
+}
+
 func TestFaultTwoReplicasKeepEveryChatInOrder(t *testing.T) {
-	sc := newScenario(t, sharedRedis(t), 2)
+	eachTarget(t, testTwoReplicas)
+}
+
+func testTwoReplicas(t *testing.T, target redisTarget) {
+	sc := newScenario(t, target, 2)
 	chats := chatIDs(200)
 	if refused := sc.traffic(chats, 5, 16, 0); len(refused) > 0 {
 		t.Errorf("healthy replicas refused updates: %v", refused)
@@ -166,7 +181,11 @@ func TestFaultTwoReplicasKeepEveryChatInOrder(t *testing.T) {
 }
 
 func TestFaultKilledReplicasChatsMoveToTheOther(t *testing.T) {
-	sc := newScenario(t, sharedRedis(t), 2)
+	eachTarget(t, testKilledReplica)
+}
+
+func testKilledReplica(t *testing.T, target redisTarget) {
+	sc := newScenario(t, target, 2)
 	a, b := sc.replicas[0], sc.replicas[1]
 	sc.llm.hold("sk-a") // a's turns never get an answer
 	chats := chatIDs(10)
@@ -186,7 +205,11 @@ func TestFaultKilledReplicasChatsMoveToTheOther(t *testing.T) {
 }
 
 func TestFaultRollingRestartLosesNothing(t *testing.T) {
-	sc := newScenario(t, sharedRedis(t), 2)
+	eachTarget(t, testRollingRestart)
+}
+
+func testRollingRestart(t *testing.T, target redisTarget) {
+	sc := newScenario(t, target, 2)
 	chats := chatIDs(40)
 	done := make(chan struct{})
 	go func() {
@@ -232,17 +255,6 @@ func TestFaultRedisRestartIsRefusedThenRecovered(t *testing.T) {
 		t.Errorf("no update was refused with 503 while Redis was down (refused: %v)", refused)
 	}
 	sc.settle(chats, 8, 30*time.Second, false)
-}
-
-func TestFaultRedisClusterTwoReplicas(t *testing.T) {
-	realRedisURL(t) // CI gate: this test runs its own three-master cluster
-	cl := startCluster(t, 3)
-	sc := newScenario(t, redisTarget{keys: fmt.Sprintf("url: %q, cluster: true", cl.url())}, 2)
-	chats := chatIDs(200)
-	if refused := sc.traffic(chats, 5, 16, 0); len(refused) > 0 {
-		t.Errorf("healthy replicas refused updates: %v", refused)
-	}
-	sc.settle(chats, 5, 60*time.Second, true)
 }
 
 func status(url string) int {
