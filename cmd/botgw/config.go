@@ -14,22 +14,27 @@ import (
 
 	"github.com/botgw/botgw/channels/web"
 	"github.com/botgw/botgw/compaction"
+	"github.com/botgw/botgw/convo"
 	"github.com/botgw/botgw/state"
 )
 
 // Config is the whole gateway configuration (CONTRACT.md, "Config").
 type Config struct {
-	Listen       string            `yaml:"listen"`
-	PublicURL    string            `yaml:"public_url"`
-	Redis        state.Config      `yaml:"redis"`
-	State        StateConfig       `yaml:"state"`
-	SystemPrompt string            `yaml:"system_prompt"`
-	Provider     ProviderConfig    `yaml:"provider"`
-	Compaction   compaction.Config `yaml:"compaction"`
-	Channels     ChannelsConfig    `yaml:"channels"`
-	Events       EventsConfig      `yaml:"events"`
-	Admin        AdminConfig       `yaml:"admin"`
-	Log          LogConfig         `yaml:"log"`
+	Listen       string             `yaml:"listen"`
+	PublicURL    string             `yaml:"public_url"`
+	Redis        state.Config       `yaml:"redis"`
+	State        StateConfig        `yaml:"state"`
+	SystemPrompt string             `yaml:"system_prompt"`
+	Provider     ProviderConfig     `yaml:"provider"`
+	Apology      string             `yaml:"apology"`        // the reply when the provider (and its fallback) failed
+	Tools        []convo.ToolConfig `yaml:"tools"`          // the game's HTTP endpoints the model may call
+	MaxToolCalls int                `yaml:"max_tool_calls"` // per turn; default 5
+	Limits       LimitsConfig       `yaml:"limits"`
+	Compaction   compaction.Config  `yaml:"compaction"`
+	Channels     ChannelsConfig     `yaml:"channels"`
+	Events       EventsConfig       `yaml:"events"`
+	Admin        AdminConfig        `yaml:"admin"`
+	Log          LogConfig          `yaml:"log"`
 }
 
 type StateConfig struct {
@@ -55,6 +60,13 @@ type ChannelsConfig struct {
 	Slack    *slackConfig    `yaml:"slack"`
 	WhatsApp *whatsappConfig `yaml:"whatsapp"`
 	Web      *web.Config     `yaml:"web"`
+}
+
+// LimitsConfig caps each chat's use; zero is off.
+type LimitsConfig struct {
+	DailyTokensPerChat    int    `yaml:"daily_tokens_per_chat"`     // input+output tokens per UTC day
+	TurnsPerMinutePerChat int    `yaml:"turns_per_minute_per_chat"` // a flood waits and is answered as one turn
+	DailyTokensReply      string `yaml:"daily_tokens_reply"`        // the "come back tomorrow" reply
 }
 
 type EventsConfig struct {

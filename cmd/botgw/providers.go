@@ -1,8 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/providers/anthropic"
@@ -62,4 +64,24 @@ func describeProvider(pc ProviderConfig) string {
 		s += " at " + r.BaseURL
 	}
 	return s
+}
+
+// turnTimeout bounds a turn's provider work. Each member of the chain may
+// use every attempt (timeout × (1 + max_retries)) plus backoff, so a hung
+// primary still leaves the fallback its turn before the deadline.
+func turnTimeout(pc ProviderConfig) time.Duration {
+	d := attemptBudget(pc)
+	if pc.Fallback != nil {
+		d += attemptBudget(*pc.Fallback)
+	}
+	return d
+}
+
+func attemptBudget(pc ProviderConfig) time.Duration {
+	t := cmp.Or(max(pc.Timeout, 0), 60*time.Second)
+	retries := 2 // the SDKs' default
+	if pc.MaxRetries != nil {
+		retries = *pc.MaxRetries
+	}
+	return time.Duration(retries+1)*t + 10*time.Second
 }

@@ -127,15 +127,20 @@ func (gw *gateway) wire(ctx context.Context, cfg Config, log *slog.Logger) error
 	if gw.channels, err = buildChannels(ctx, cfg, gw.store, log); err != nil {
 		return err
 	}
+	tools, err := buildTools(cfg.Tools, log)
+	if err != nil {
+		return err
+	}
 	trail := convo.NewAuditLog(gw.store.AuditStream())
 	met := gw.metrics()
 	gw.engine, err = convo.New(convo.Config{
 		SystemPrompt: cfg.SystemPrompt, StateTTL: cfg.State.TTL, TurnTimeout: turnTimeout(cfg.Provider),
 		Operators: cfg.Admin.Operators, AcceptProviders: ids, LeaseRenew: gw.store.LeaseTTL() / 3,
+		MaxToolCalls: cfg.MaxToolCalls, Apology: cfg.Apology, Limits: cfg.Limits.engine(),
 		LogContent: cfg.Log.Content,
 	}, convo.Deps{Store: gw.store, Provider: prov, Compactor: comp, Channels: gw.channels.byName(),
 		Count: func(h []botgw.Message) int { return compaction.CountMessages(counter, h) },
-		Audit: trail, Hooks: met.Hooks(), Log: log})
+		Tools: tools, Audit: trail, Hooks: met.Hooks(), Log: log})
 	if err != nil {
 		return err
 	}
@@ -166,15 +171,6 @@ func (gw *gateway) metrics() *metrics.Metrics {
 		}
 	}
 	return m
-}
-
-// turnTimeout gives a turn room for the provider's own retries.
-func turnTimeout(pc ProviderConfig) time.Duration {
-	t := pc.Timeout
-	if t <= 0 {
-		t = 60 * time.Second
-	}
-	return 2*t + 10*time.Second
 }
 
 // checks are the readiness probes: Redis, and every channel that reports

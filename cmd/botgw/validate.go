@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"os"
 	"slices"
+
+	"github.com/botgw/botgw/convo"
 )
 
 // Validate checks the whole config; each error starts with its key path.
@@ -29,6 +31,10 @@ func (c Config) Validate() error {
 	errs = append(errs, c.Redis.Validate(), c.Compaction.Validate())
 	errs = append(errs, c.Provider.validate("provider")...)
 	errs = append(errs, c.Channels.validate()...)
+	errs = append(errs, convo.ValidateTools(c.Tools), c.Limits.validate())
+	if c.MaxToolCalls < 0 {
+		bad("max_tool_calls", "must not be negative")
+	}
 	for ch := range c.Admin.Operators {
 		if !slices.Contains(c.Channels.names(), ch) {
 			bad("admin.operators."+ch, "no such channel is configured")
@@ -145,4 +151,18 @@ func (c ChannelsConfig) validate() []error {
 		errs = append(errs, validateWhatsApp(c.WhatsApp))
 	}
 	return errs
+}
+
+// maxTurnsPerMinute is what the engine can count (the turn records kept).
+const maxTurnsPerMinute = 50
+
+func (l LimitsConfig) validate() error {
+	var errs []error
+	if l.DailyTokensPerChat < 0 {
+		errs = append(errs, errors.New("limits.daily_tokens_per_chat: must not be negative (0 is off)"))
+	}
+	if l.TurnsPerMinutePerChat < 0 || l.TurnsPerMinutePerChat > maxTurnsPerMinute {
+		errs = append(errs, fmt.Errorf("limits.turns_per_minute_per_chat: want 0 (off) to %d", maxTurnsPerMinute))
+	}
+	return errors.Join(errs...)
 }

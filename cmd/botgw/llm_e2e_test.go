@@ -1,0 +1,303 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// The engine on the real OpenAI and Anthropic providers, against local
+// servers speaking each vendor's wire format, with the game's tool
+// endpoints on another local server.
+
+func TestOpenAITwoToolCallsThenAnswerAndTheRecordsComeBackNextTurn(t *testing.T) {
+	game := newGameAPI(t, func(path string) answer {
+		if path == "/api/score" {
+			return answer{200, nil, `{"team":"red","score":1250}`}
+		}
+		return answer{200, nil, `["red","blue"]`}
+	})
+	script := []answer{
+		oaTools([3]string{"call_A1", "get_score", `{"team":"red"}`}),
+		oaTools([3]string{"call_B2", "list_teams", `{}`}),
+		oaText("Red has 1250 points; red and blue are playing."),
+		oaText("You're welcome!"),
+	}
+	api := newVendorAPI(t, "/v1/chat/completions", func(n int) answer { return script[n] })
+	cfg := llmConfig(openAIAt(api, 0))
+	cfg.Tools = gameTools(game.URL)
+	base := startGateway(t, cfg)
+
+	if got := chat(t, base, "web:p1", "how is red doing?"); got != "Red has 1250 points; red and blue are playing." {
+		t.Fatalf("reply = %q", got)
+	}
+	reqs, paths := game.requests()
+	if !slices.Equal(paths, []string{"POST /api/score", "POST /api/teams"}) {
+		t.Fatalf("game requests = %q", paths)
+	}
+	for _, r := range reqs {
+		for h, want := range map[string]string{"X-Botgw-Chat": "web:p1", "X-Botgw-User": "p1",
+			"Authorization": "Bearer game-secret", "Content-Type": "application/json"} {
+			if got := r.Header.Get(h); got != want {
+				t.Errorf("game got %s = %q, want %q", h, got, want)
+			}
+		}
+	}
+	if string(reqs[0].Body) != `{"team":"red"}` || string(reqs[1].Body) != `{}` {
+		t.Errorf("game bodies = %s, %s", reqs[0].Body, reqs[1].Body)
+	}
+
+	var first, third oaRequest
+	api.decode(t, 0, &first)
+	api.decode(t, 2, &third)
+	if len(first.Tools) != 2 || first.Tools[0].Type != "function" || first.Tools[0].Function.Name != "get_score" ||
+		!strings.Contains(string(first.Tools[0].Function.Parameters), `"required":["team"]`) {
+		t.Errorf("tools declared = %+v", first.Tools)
+	}
+	wantTail := []string{"user:how is red doing?", "assistant:->call_A1 get_score", `tool[call_A1]:{"team":"red","score":1250}`,
+		"assistant:->call_B2 list_teams", `tool[call_B2]:["red","blue"]`}
+	if got := oaShape(third); !slices.Equal(got[1:], wantTail) {
+		t.Errorf("third request messages =\n%q\nwant\n%q", got[1:], wantTail)
+	}
+
+	// Next turn: the tool records come back from the stored state, ids matched.
+	if got := chat(t, base, "web:p1", "thanks"); got != "You're welcome!" {
+		t.Fatalf("second turn reply = %q", got)
+	}
+	var fourth oaRequest
+	api.decode(t, 3, &fourth)
+	want := append(append([]string{}, wantTail...), "assistant:Red has 1250 points; red and blue are playing.", "user:thanks")
+	if got := oaShape(fourth); !slices.Equal(got[1:], want) {
+		t.Errorf("next turn messages =\n%q\nwant\n%q", got[1:], want)
+	}
+}
+
+// oaShape renders a Chat Completions request's messages as role:content,
+// assistant tool calls as ->id name, tool results as tool[id]:content.
+func oaShape(r oaRequest) []string {
+	var out []string
+	for _, m := range r.Messages {
+		switch {
+		case len(m.ToolCalls) > 0:
+			for _, c := range m.ToolCalls {
+				out = append(out, fmt.Sprintf("assistant:->%s %s", c.ID, c.Function.Name))
+			}
+		case m.Role == "tool":
+			out = append(out, fmt.Sprintf("tool[%s]:%v", m.ToolCallID, m.Content))
+		default:
+			out = append(out, fmt.Sprintf("%s:%v", m.Role, m.Content))
+		}
+	}
+	return out
+}
+
+func TestAnthropicToolEndpointFailureGoesToTheModelNotTheUser(t *testing.T) {
+	game := newGameAPI(t, func(string) answer { return answer{500, nil, `{"error":"scores database unavailable"}`} })
+	script := []answer{
+		anTool("toolu_01A", "get_score", `{"team":"red"}`),
+		anText("I can't reach the scoreboard right now; try again in a minute."),
+		anText("Sure."),
+	}
+	api := newVendorAPI(t, "/v1/messages", func(n int) answer { return script[n] })
+	cfg := llmConfig(anthropicAt(api, 0))
+	cfg.Tools = gameTools(game.URL)
+	base := startGateway(t, cfg)
+
+	if got := chat(t, base, "web:p2", "red's score?"); got != "I can't reach the scoreboard right now; try again in a minute." {
+		t.Fatalf("reply = %q", got)
+	}
+	var second anRequest
+	api.decode(t, 1, &second)
+	if n := len(second.Messages); n != 3 {
+		t.Fatalf("second request has %d messages, want user, assistant tool_use, user tool_result", n)
+	}
+	use := second.Messages[1].Content[1]
+	result := second.Messages[2].Content[0]
+	if use.Type != "tool_use" || use.ID != "toolu_01A" || string(use.Input) != `{"team":"red"}` {
+		t.Errorf("assistant block = %+v", use)
+	}
+	if result.Type != "tool_result" || result.ToolUseID != "toolu_01A" || !result.IsError ||
+		!strings.Contains(result.Content[0].Text, `status 500 Internal Server Error: {\"error\":\"scores database unavailable\"}`) {
+		t.Errorf("tool result = %+v", result)
+	}
+	if calls := api.Calls(); calls[0].Header.Get("X-Api-Key") != "sk-ant-test" || calls[0].Header.Get("Anthropic-Version") == "" {
+		t.Errorf("headers = %v", calls[0].Header)
+	}
+
+	// The failed call is stored and sent again, in the same shape, next turn.
+	chat(t, base, "web:p2", "ok")
+	var third anRequest
+	api.decode(t, 2, &third)
+	if got := third.Messages[2].Content[0]; got.ToolUseID != "toolu_01A" || !got.IsError {
+		t.Errorf("next turn tool result = %+v", got)
+	}
+}
+
+func TestAnthropicMaxToolCallsEndsWithAnAnswer(t *testing.T) {
+	game := newGameAPI(t, func(string) answer { return answer{200, nil, `{"score":1}`} })
+	api := newVendorAPI(t, "/v1/messages", func(n int) answer {
+		if n < 2 {
+			return anTool(fmt.Sprintf("toolu_%02d", n), "get_score", `{"team":"red"}`)
+		}
+		return anText("Red has 1 point.")
+	})
+	cfg := llmConfig(anthropicAt(api, 0))
+	cfg.Tools = gameTools(game.URL)
+	cfg.MaxToolCalls = 2
+	base := startGateway(t, cfg)
+
+	if got := chat(t, base, "web:p3", "score?"); got != "Red has 1 point." {
+		t.Fatalf("reply = %q", got)
+	}
+	if _, paths := game.requests(); len(paths) != 2 {
+		t.Errorf("%d tool calls, want max_tool_calls = 2", len(paths))
+	}
+	var last anRequest
+	api.decode(t, 2, &last)
+	if string(last.ToolChoice) != `{"type":"none"}` {
+		t.Errorf("after the limit tool_choice = %s, want none", last.ToolChoice)
+	}
+	if len(last.Tools) == 0 {
+		t.Error("after the limit the used tools must still be declared (the API refuses tool_use blocks otherwise)")
+	}
+}
+
+func TestOpenAIRateLimitWithRetryAfterThenSuccess(t *testing.T) {
+	api := newVendorAPI(t, "/v1/chat/completions", func(n int) answer {
+		if n == 0 {
+			a := oaError(429)
+			a.header = map[string]string{"Retry-After": "1"}
+			return a
+		}
+		return oaText("Hello!")
+	})
+	base := startGateway(t, llmConfig(openAIAt(api, 2)))
+	if got := chat(t, base, "web:p4", "hi"); got != "Hello!" {
+		t.Fatalf("reply = %q", got)
+	}
+	calls := api.Calls()
+	if len(calls) != 2 {
+		t.Fatalf("%d calls, want the 429 and one retry", len(calls))
+	}
+	if gap := calls[1].At.Sub(calls[0].At); gap < 900*time.Millisecond {
+		t.Errorf("retried after %v, want at least Retry-After: 1s", gap)
+	}
+	if calls[0].Header.Get("Authorization") != "Bearer sk-test" || string(calls[0].Body) != string(calls[1].Body) {
+		t.Errorf("the retry is not the same request")
+	}
+}
+
+func TestProviderDownGivesTheConfiguredApologyAndKeepsTheMessage(t *testing.T) {
+	var healthy atomic.Bool
+	api := newVendorAPI(t, "/v1/messages", func(n int) answer {
+		if !healthy.Load() {
+			return anOverloaded()
+		}
+		return anText("Back again!")
+	})
+	cfg := llmConfig(anthropicAt(api, 1))
+	cfg.Apology = "The game's assistant is resting; please try again soon."
+	base := startGateway(t, cfg)
+	if got := chat(t, base, "web:p5", "where is the theatre?"); got != cfg.Apology {
+		t.Fatalf("reply = %q, want the configured apology", got)
+	}
+	if n := len(api.Calls()); n != 2 {
+		t.Errorf("%d attempts, want 2 (max_retries 1)", n)
+	}
+	healthy.Store(true)
+	chat(t, base, "web:p5", "hello?")
+	var req anRequest
+	api.decode(t, 2, &req)
+	texts := []string{}
+	for _, b := range req.Messages[0].Content {
+		texts = append(texts, b.Text)
+	}
+	if len(req.Messages) != 1 || !slices.Equal(texts, []string{"where is the theatre?", "hello?"}) {
+		t.Errorf("next request = %+v, want both user messages (the apology is not history)", req.Messages)
+	}
+}
+
+func TestFallbackAnswersAndTheStateFollowsBackToThePrimary(t *testing.T) {
+	var primaryUp atomic.Bool
+	primary := newVendorAPI(t, "/v1/chat/completions", func(n int) answer {
+		if !primaryUp.Load() {
+			return oaError(503)
+		}
+		return oaText("OpenAI here.")
+	})
+	secondary := newVendorAPI(t, "/v1/messages", func(int) answer { return anText("Claude here.") })
+	pc := openAIAt(primary, 0)
+	fb := anthropicAt(secondary, 0)
+	pc.Fallback = &fb
+	base := startGateway(t, llmConfig(pc))
+
+	if got := chat(t, base, "web:p6", "hi"); got != "Claude here." {
+		t.Fatalf("reply with the primary down = %q, want the fallback's", got)
+	}
+	var fbReq anRequest
+	secondary.decode(t, 0, &fbReq)
+	if fbReq.Model != "claude-haiku-4-5" || fbReq.Messages[0].Content[0].Text != "hi" {
+		t.Errorf("fallback request = %+v", fbReq)
+	}
+	primaryUp.Store(true)
+	if got := chat(t, base, "web:p6", "and now?"); got != "OpenAI here." {
+		t.Fatalf("reply with the primary back = %q", got)
+	}
+	var req oaRequest
+	primary.decode(t, 1, &req)
+	want := []string{"user:hi", "assistant:Claude here.", "user:and now?"}
+	if got := oaShape(req); !slices.Equal(got[1:], want) {
+		t.Errorf("primary's request after the fail-over = %q, want the history kept %q", got[1:], want)
+	}
+}
+
+func TestToolsConfigFromYAML(t *testing.T) {
+	t.Setenv("GAME_API_TOKEN", "tok-123")
+	path := writeFile(t, `
+provider: {kind: fake}
+channels: {web: {}}
+max_tool_calls: 3
+apology: "Oops, try again."
+limits: {daily_tokens_per_chat: 20000, turns_per_minute_per_chat: 6}
+tools:
+  - name: get_score
+    description: The player's score.
+    url: https://game.example/api/score
+    headers: {Authorization: "Bearer ${GAME_API_TOKEN}"}
+    timeout: 5s
+    parameters:
+      type: object
+      properties:
+        team: {type: string, enum: [red, blue]}
+      required: [team]
+`)
+	cfg, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	tool := cfg.Tools[0]
+	if tool.Headers["Authorization"] != "Bearer tok-123" || tool.Timeout != 5*time.Second || cfg.MaxToolCalls != 3 ||
+		cfg.Limits.TurnsPerMinutePerChat != 6 || cfg.Apology != "Oops, try again." {
+		t.Errorf("config = %+v", cfg)
+	}
+	params, _ := json.Marshal(tool.Parameters)
+	if string(params) != `{"properties":{"team":{"enum":["red","blue"],"type":"string"}},"required":["team"],"type":"object"}` {
+		t.Errorf("parameters as JSON = %s", params)
+	}
+	cfg.Tools = append(cfg.Tools, cfg.Tools[0])
+	cfg.Tools[1].URL = "game.example/x"
+	cfg.Limits.TurnsPerMinutePerChat = 500
+	err = cfg.Validate()
+	for _, want := range []string{"tools[1].name:", "tools[1].url:", "limits.turns_per_minute_per_chat:"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate() = %v, want it to name %s", err, want)
+		}
+	}
+}

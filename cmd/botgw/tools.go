@@ -1,0 +1,26 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+
+	"github.com/botgw/botgw/convo"
+)
+
+// buildTools builds the HTTP tool runner; nil when no tools are declared.
+func buildTools(tools []convo.ToolConfig, log *slog.Logger) (convo.Tools, error) {
+	if len(tools) == 0 {
+		return nil, nil
+	}
+	h, err := convo.NewHTTPTools(tools, log)
+	if err != nil {
+		return nil, fmt.Errorf("tools: %w", err)
+	}
+	return h, nil
+}
+
+// engine maps the limits config onto the engine's.
+func (l LimitsConfig) engine() convo.Limits {
+	return convo.Limits{DailyTokens: l.DailyTokensPerChat, TurnsPerMinute: l.TurnsPerMinutePerChat,
+		DailyNotice: l.DailyTokensReply}
+}
