@@ -5,7 +5,9 @@ import (
 	"crypto/rand"
 	"fmt"
 	"log/slog"
+	"os"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"time"
 
@@ -70,7 +72,12 @@ func gatewayPhase(ctx context.Context, st *state.Store, o options, trips *roundT
 	}
 	calls0, hasCalls := commandCalls(ctx, st.Client())
 	trips0 := trips.n.Load()
+	stopProfile, err := startProfile(o.cpuProfile)
+	if err != nil {
+		return phase{}, err
+	}
 	s, wall, err := drive(ctx, gw.base+"/webhooks/telegram", o, api)
+	stopProfile()
 	gw.stop() // waits for the last leases to be given back
 	if err != nil {
 		return phase{}, fmt.Errorf("gateway phase: %w", err)
@@ -135,4 +142,20 @@ func redisKind(url string) string {
 		return "embedded (miniredis, in-process)"
 	}
 	return url
+}
+
+// startProfile starts a CPU profile into path; "" profiles nothing.
+func startProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }

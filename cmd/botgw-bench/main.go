@@ -26,6 +26,7 @@ type options struct {
 	model           string
 	timeout         time.Duration
 	json            bool
+	cpuProfile      string
 }
 
 func main() {
@@ -65,6 +66,7 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&o.model, "model", "gpt-4o-mini", "model whose tokenizer compaction counts with")
 	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "bound on the whole run")
 	fs.BoolVar(&o.json, "json", false, "print the result as JSON")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the gateway phase to this file")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
