@@ -34,9 +34,10 @@ type Operator interface {
 // Admin serves /v1/admin/..., authenticated with the admin Bearer token,
 // and the operator page at /admin that calls it.
 type Admin struct {
-	token []byte
-	op    Operator
-	log   *slog.Logger
+	channels []botgw.Channel
+	token    []byte
+	op       Operator
+	log      *slog.Logger
 }
 
 // NewAdmin builds the admin API. An empty token disables it (every request
@@ -53,6 +54,7 @@ func (a *Admin) mount(e *echo.Echo) {
 	g.GET("/chats/:chat/export", a.export)
 	g.PUT("/chats/:chat/export", a.importChat)
 	g.GET("/audit", a.audit)
+	a.mountChannels(g)
 	a.mountPage(e)
 }
 

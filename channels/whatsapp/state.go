@@ -100,3 +100,7 @@ func (a *Adapter) Health() error {
 // Holding reports whether this replica holds the WhatsApp session lease, so
 // the engine runs this channel's turns only where replies can be sent.
 func (a *Adapter) Holding() bool { return a.State().LeaseHeld }
+
+// Status is the link and connection state for the operator API
+// (GET /v1/admin/whatsapp).
+func (a *Adapter) Status() any { return a.State() }

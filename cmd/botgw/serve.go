@@ -148,7 +148,7 @@ func (gw *gateway) wire(ctx context.Context, cfg Config, log *slog.Logger) error
 	gw.server = webhooks.New(webhooks.Deps{
 		Deliver: gw.engine.Handle, Channels: gw.channels.all, Checks: gw.checks(),
 		Events:  webhooks.NewEvents(cfg.Events.Secret, gw.engine.Handle, gw.store.Once, cfg.Channels.names(), log),
-		Admin:   webhooks.NewAdmin(cfg.Admin.Token, op, log),
+		Admin:   webhooks.NewAdmin(cfg.Admin.Token, op, log).WithChannels(gw.channels.all),
 		Metrics: met.Handler(), Observe: met.ObserveHTTP,
 		Log: log,
 	})

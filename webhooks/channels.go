@@ -1,0 +1,55 @@
+package webhooks
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/botgw/botgw"
+)
+
+// statuser is a channel that reports a detailed state for operators (the
+// WhatsApp link: linked device, connection state, ban expiry, lease).
+type statuser interface{ Status() any }
+
+// channelView is one channel as GET /v1/admin/channels shows it.
+type channelView struct {
+	Healthy bool   `json:"healthy"`
+	Problem string `json:"problem,omitempty"`
+	Status  any    `json:"status,omitempty"`
+}
+
+// WithChannels lets the admin API report the channels' state at
+// GET /v1/admin/channels and GET /v1/admin/<channel> (e.g. whatsapp).
+func (a *Admin) WithChannels(chs []botgw.Channel) *Admin {
+	a.channels = chs
+	return a
+}
+
+func (a *Admin) mountChannels(g *echo.Group) {
+	g.GET("/channels", func(c echo.Context) error {
+		out := map[string]channelView{}
+		for _, ch := range a.channels {
+			out[ch.Name()] = viewChannel(ch)
+		}
+		return c.JSON(http.StatusOK, out)
+	})
+	for _, ch := range a.channels {
+		if _, ok := ch.(statuser); ok {
+			g.GET("/"+ch.Name(), func(c echo.Context) error { return c.JSON(http.StatusOK, viewChannel(ch)) })
+		}
+	}
+}
+
+func viewChannel(ch botgw.Channel) channelView {
+	v := channelView{Healthy: true}
+	if h, ok := ch.(botgw.Health); ok {
+		if err := h.Health(); err != nil {
+			v.Healthy, v.Problem = false, err.Error()
+		}
+	}
+	if s, ok := ch.(statuser); ok {
+		v.Status = s.Status()
+	}
+	return v
+}
