@@ -243,3 +243,25 @@ type Health interface {
 type Holder interface {
 	Holding() bool
 }
+
+// UsageHint compares the provider's reported input tokens for a chat's
+// previous request with the gateway's own estimate of that request, so a
+// Compactor's token budget follows the provider's real tokenizer (an offline
+// estimate can be far off for Claude or Llama).
+type UsageHint struct {
+	Estimated int `json:"estimated"`
+	Reported  int `json:"reported"`
+}
+
+type usageHintKey struct{}
+
+// WithUsageHint returns ctx carrying h for the Compactor.
+func WithUsageHint(ctx context.Context, h UsageHint) context.Context {
+	return context.WithValue(ctx, usageHintKey{}, h)
+}
+
+// UsageHintFrom returns the hint in ctx, if there is a usable one.
+func UsageHintFrom(ctx context.Context) (UsageHint, bool) {
+	h, ok := ctx.Value(usageHintKey{}).(UsageHint)
+	return h, ok && h.Estimated > 0 && h.Reported > 0
+}

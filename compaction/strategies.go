@@ -46,11 +46,12 @@ func TokenBudget(maxTokens int, c Counter) botgw.Compactor {
 	if c == nil {
 		c = Heuristic
 	}
-	reserve := maxTokens / looseShare
-	return botgw.CompactorFunc(func(_ context.Context, h []botgw.Message) ([]botgw.Message, error) {
+	return botgw.CompactorFunc(func(ctx context.Context, h []botgw.Message) ([]botgw.Message, error) {
+		limit := budget(ctx, maxTokens)
+		reserve := limit / looseShare
 		p := newPlan(h, c)
 		p.trim(
-			func() bool { return p.total > maxTokens },
+			func() bool { return p.total > limit },
 			func() bool { return p.loose > reserve },
 		)
 		return p.output(h), nil

@@ -47,7 +47,7 @@ func Summarize(p botgw.Provider, maxTokens, keepRecent int, c Counter, fallback 
 
 func (s *summarizer) Compact(ctx context.Context, h []botgw.Message) ([]botgw.Message, error) {
 	p := newPlan(h, s.c)
-	if p.total <= s.maxTokens {
+	if p.total <= budget(ctx, s.maxTokens) {
 		return p.output(h), nil
 	}
 	cut := s.cut(p)

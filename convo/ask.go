@@ -9,12 +9,13 @@ import (
 
 // askResult is what the tool loop produced.
 type askResult struct {
-	text      string
-	added     []botgw.Message // assistant messages, tool records included
-	usage     botgw.Usage
-	toolCalls int
-	provider  string
-	err       error
+	firstInput int // input tokens the provider reported for the first call
+	text       string
+	added      []botgw.Message // assistant messages, tool records included
+	usage      botgw.Usage
+	toolCalls  int
+	provider   string
+	err        error
 }
 
 // ask runs the tool loop: the model asks for calls, the gateway runs them
@@ -41,6 +42,9 @@ func (e *Engine) ask(ctx context.Context, k botgw.ChatKey, user string, history 
 			return res
 		}
 		res.provider = reply.Provider
+		if res.firstInput == 0 {
+			res.firstInput = reply.Usage.InputTokens
+		}
 		res.usage.InputTokens += reply.Usage.InputTokens
 		res.usage.OutputTokens += reply.Usage.OutputTokens
 		if len(reply.ToolCalls) == 0 || offer == nil {

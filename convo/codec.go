@@ -39,7 +39,10 @@ type envelope struct {
 	Processed   []string        `json:"processed,omitempty"`
 	Compaction  compactionStats `json:"compaction,omitzero"`
 	Records     []turnRecord    `json:"records,omitempty"`
-	History     []botgw.Message `json:"history"`
+	// Hint compares the provider's reported input tokens for the last
+	// request with our estimate of it; compaction budgets follow it.
+	Hint    botgw.UsageHint `json:"usage_hint,omitzero"`
+	History []botgw.Message `json:"history"`
 }
 
 // compactionStats records what compaction did to this chat.

@@ -162,6 +162,8 @@ func (e *Engine) answer(ctx context.Context, k botgw.ChatKey, env *envelope, b b
 	}
 	env.Provider = res.provider
 	env.addRecord(rec)
+	env.Hint = botgw.UsageHint{Reported: res.firstInput,
+		Estimated: e.deps.Count(append([]botgw.Message{{Role: botgw.RoleUser, Text: e.cfg.SystemPrompt}}, history...))}
 	return res.text
 }
 
@@ -171,7 +173,7 @@ func (e *Engine) compact(ctx context.Context, env *envelope, h []botgw.Message, 
 	if e.deps.Compactor == nil {
 		return h
 	}
-	out, err := e.deps.Compactor.Compact(ctx, h)
+	out, err := e.deps.Compactor.Compact(botgw.WithUsageHint(ctx, env.Hint), h)
 	if err != nil {
 		log.Warn("compaction failed; sending the history whole", "err", err)
 		return h
