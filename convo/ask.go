@@ -36,7 +36,7 @@ func (e *Engine) ask(ctx context.Context, k botgw.ChatKey, user string, history 
 		if res.toolCalls >= e.cfg.MaxToolCalls {
 			offer = nil
 		}
-		reply, err := e.deps.Provider.Complete(ctx, botgw.Request{System: e.cfg.SystemPrompt, Messages: msgs, Tools: offer})
+		reply, err := e.complete(ctx, k, botgw.Request{System: e.cfg.SystemPrompt, Messages: msgs, Tools: offer})
 		if err != nil {
 			res.err = fmt.Errorf("complete: %w", err)
 			return res
@@ -63,6 +63,15 @@ func (e *Engine) ask(ctx context.Context, k botgw.ChatKey, user string, history 
 	}
 }
 
+// complete makes one model call in a "provider" span, so the provider's
+// own instrumentation (if any) nests under it.
+func (e *Engine) complete(ctx context.Context, k botgw.ChatKey, req botgw.Request) (botgw.Reply, error) {
+	ctx, span := e.startSpan(ctx, spanProvider, k.Channel)
+	reply, err := e.deps.Provider.Complete(ctx, req)
+	endProviderSpan(span, reply, err)
+	return reply, err
+}
+
 // runTools runs up to budget calls; the rest are answered with an error so
 // every call id the model used has a result.
 func (e *Engine) runTools(ctx context.Context, k botgw.ChatKey, user string, calls []botgw.ToolCall, budget int) []botgw.ToolCall {
@@ -70,7 +79,7 @@ func (e *Engine) runTools(ctx context.Context, k botgw.ChatKey, user string, cal
 	for i, c := range calls {
 		if i >= budget {
 			c.Error = "tool call limit reached for this turn; answer with what you have"
-		} else if result, err := e.deps.Tools.Call(ctx, k, user, c); err != nil {
+		} else if result, err := e.callTool(ctx, k, user, c); err != nil {
 			c.Error = err.Error()
 		} else {
 			c.Result = result
@@ -78,4 +87,16 @@ func (e *Engine) runTools(ctx context.Context, k botgw.ChatKey, user string, cal
 		out[i] = c
 	}
 	return out
+}
+
+// callTool runs one tool call in a "tool" span named by the tool (never
+// its arguments or result).
+func (e *Engine) callTool(ctx context.Context, k botgw.ChatKey, user string, c botgw.ToolCall) (string, error) {
+	ctx, span := e.startSpan(ctx, spanTool, k.Channel)
+	if span.IsRecording() {
+		span.SetAttributes(attrToolName.String(c.Name))
+	}
+	result, err := e.deps.Tools.Call(ctx, k, user, c)
+	endSpan(span, err, "tool call failed")
+	return result, err
 }

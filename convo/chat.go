@@ -121,31 +121,45 @@ func (e *Engine) step(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 		e.pause(ctx, wait)
 		return again
 	}
+	ctx, span := e.startSpan(ctx, spanTurn, k.Channel)
+	defer span.End()
 	begin := time.Now()
 	c, stats := e.turn(ctx, k, snap, log)
-	start := time.Now()
-	err := e.deps.Store.Commit(ctx, k, c)
-	stats.Commit = time.Since(start)
+	err := e.commit(ctx, k, c, &stats)
 	stats.Duration = time.Since(begin)
 	switch {
 	case errors.Is(err, botgw.ErrConflict):
 		log.Info("state changed during the turn; redoing it on fresh state")
 		stats.Outcome = "conflict"
-		e.observe(stats, snap.Pending, c.Outbox, log)
+		e.observe(ctx, stats, snap.Pending, c.Outbox, log)
 		return again
 	case err != nil:
 		if ctx.Err() == nil {
 			log.Warn("commit turn", "err", err)
 		}
 		stats.Outcome = "commit_error"
-		e.observe(stats, snap.Pending, c.Outbox, log)
+		e.observe(ctx, stats, snap.Pending, c.Outbox, log)
 		return stop
 	}
-	e.observe(stats, snap.Pending, c.Outbox, log)
+	e.observe(ctx, stats, snap.Pending, c.Outbox, log)
 	if !e.deliverAll(ctx, k, snap.Lease, c.Outbox, log) {
 		return backoff
 	}
 	return finish
+}
+
+// commit stores the turn's state and reply atomically, timing it.
+func (e *Engine) commit(ctx context.Context, k botgw.ChatKey, c botgw.Commit, stats *TurnStats) error {
+	ctx, span := e.startSpan(ctx, spanCommit, k.Channel)
+	start := time.Now()
+	err := e.deps.Store.Commit(ctx, k, c)
+	stats.Commit = time.Since(start)
+	failure := "commit failed"
+	if errors.Is(err, botgw.ErrConflict) {
+		failure = "version conflict"
+	}
+	endSpan(span, err, failure)
+	return err
 }
 
 // deliverAll sends replies in order, removing each from the outbox once the
@@ -172,9 +186,17 @@ func (e *Engine) deliverAll(ctx context.Context, k botgw.ChatKey, lease string, 
 	return true
 }
 
-// send tries one delivery a few times with exponential backoff and jitter,
-// waiting at least what the platform asked for.
+// send delivers one reply, in a "delivery" span that covers its retries.
 func (e *Engine) send(ctx context.Context, ch botgw.Channel, m botgw.Outbound) error {
+	ctx, span := e.startSpan(ctx, spanDelivery, ch.Name())
+	err := e.sendRetrying(ctx, ch, m)
+	endSpan(span, err, "delivery failed")
+	return err
+}
+
+// sendRetrying tries one delivery a few times with exponential backoff and
+// jitter, waiting at least what the platform asked for.
+func (e *Engine) sendRetrying(ctx context.Context, ch botgw.Channel, m botgw.Outbound) error {
 	const attempts = 4
 	delay := 500 * time.Millisecond
 	var err error

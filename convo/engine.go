@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/botgw/botgw"
 )
 
@@ -87,6 +89,8 @@ type Deps struct {
 	Log      *slog.Logger
 	Audit    AuditLog // nil: operator actions are only logged
 	Hooks    Hooks    // optional observation points (metrics)
+	// Tracer starts the spans of each turn (tracing.go); nil: no tracing.
+	Tracer trace.Tracer
 }
 
 // Engine schedules and runs turns. Create it with New, start it with Run.
@@ -119,6 +123,9 @@ func New(cfg Config, deps Deps) (*Engine, error) {
 	}
 	if deps.Log == nil {
 		deps.Log = slog.New(slog.DiscardHandler)
+	}
+	if deps.Tracer == nil {
+		deps.Tracer = noopTracer
 	}
 	cfg = cfg.withDefaults()
 	if deps.Count == nil {

@@ -1,16 +1,21 @@
 package convo
 
 import (
+	"context"
 	"log/slog"
 	"strings"
+
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/botgw/botgw"
 )
 
-// observe reports a finished turn to the hooks and writes its one log line:
-// outcome, duration, tokens and state size; the text only with LogContent.
-func (e *Engine) observe(s TurnStats, in []botgw.Inbound, out []botgw.Outbound, log *slog.Logger) {
+// observe reports a finished turn to the hooks and to the turn span, and
+// writes its one log line: outcome, duration, tokens and state size; the
+// text only with LogContent.
+func (e *Engine) observe(ctx context.Context, s TurnStats, in []botgw.Inbound, out []botgw.Outbound, log *slog.Logger) {
 	e.deps.Hooks.turn(s)
+	tagTurnSpan(trace.SpanFromContext(ctx), s)
 	attrs := []any{"outcome", s.Outcome, "duration", s.Duration, "queue_wait", s.QueueWait,
 		"provider", s.Provider, "commit", s.Commit, "tokens_in", s.Usage.InputTokens,
 		"tokens_out", s.Usage.OutputTokens, "tool_calls", s.ToolCalls, "state_bytes", s.StateSize,

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/botgw/botgw"
@@ -56,7 +57,12 @@ type gateway struct {
 // serve runs the gateway until ctx ends, then shuts down in order: stop
 // intake (HTTP, listeners), finish or hand back turns, close Redis.
 func serve(ctx context.Context, cfg Config, log *slog.Logger, onListen func(net.Addr)) error {
-	gw, err := build(ctx, cfg, log)
+	tracer, stopTracing, err := startTracing(ctx, log)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
+	gw, err := build(ctx, cfg, tracer, log)
 	if err != nil {
 		return err
 	}
@@ -101,20 +107,20 @@ func start(ctx context.Context, s botgw.Starter, name string, log *slog.Logger) 
 
 // build constructs the store, provider, compactor, channels, engine and
 // HTTP server. It is the only place that knows every concrete type.
-func build(ctx context.Context, cfg Config, log *slog.Logger) (*gateway, error) {
+func build(ctx context.Context, cfg Config, tracer trace.Tracer, log *slog.Logger) (*gateway, error) {
 	st, err := state.Open(ctx, cfg.Redis, cfg.Redis.Options(), log)
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
 	gw := &gateway{store: st}
-	if err := gw.wire(ctx, cfg, log); err != nil {
+	if err := gw.wire(ctx, cfg, tracer, log); err != nil {
 		st.Close()
 		return nil, err
 	}
 	return gw, nil
 }
 
-func (gw *gateway) wire(ctx context.Context, cfg Config, log *slog.Logger) error {
+func (gw *gateway) wire(ctx context.Context, cfg Config, tracer trace.Tracer, log *slog.Logger) error {
 	prov, ids, err := buildProvider(cfg.Provider, log)
 	if err != nil {
 		return err
@@ -140,7 +146,7 @@ func (gw *gateway) wire(ctx context.Context, cfg Config, log *slog.Logger) error
 		LogContent: cfg.Log.Content,
 	}, convo.Deps{Store: gw.store, Provider: prov, Compactor: comp, Channels: gw.channels.byName(),
 		Count: func(h []botgw.Message) int { return compaction.CountMessages(counter, h) },
-		Tools: tools, Audit: trail, Hooks: met.Hooks(), Log: log})
+		Tools: tools, Audit: trail, Hooks: met.Hooks(), Tracer: tracer, Log: log})
 	if err != nil {
 		return err
 	}
