@@ -52,12 +52,14 @@ type Store interface {
 	// Commit applies c atomically: ErrLeaseLost if the lease moved,
 	// ErrConflict if the version moved; nothing is written then.
 	Commit(ctx context.Context, k ChatKey, c Commit) error
-	// Delivered removes the outbox entry id after the channel took it.
-	Delivered(ctx context.Context, k ChatKey, lease, id string) error
-	// Finish ends a worker's hold on the chat. If input or replies arrived
-	// meanwhile it keeps the lease and returns more=true; otherwise it
-	// releases the lease and clears the chat's work mark.
-	Finish(ctx context.Context, k ChatKey, lease string) (more bool, err error)
+	// Delivered removes the outbox entries ids after the channel took them.
+	Delivered(ctx context.Context, k ChatKey, lease string, ids ...string) error
+	// Finish ends a worker's hold on the chat, first removing the outbox
+	// entries delivered (ids; their removal does not depend on the lease).
+	// If input or replies arrived meanwhile it keeps the lease and returns
+	// more=true; otherwise it releases the lease and clears the chat's
+	// work mark.
+	Finish(ctx context.Context, k ChatKey, lease string, delivered []string) (more bool, err error)
 	// Release gives the lease back and marks the chat due at once, so
 	// another worker (or replica) takes it (shutdown, failed turn).
 	// ErrLeaseLost if the lease is not the caller's.

@@ -49,7 +49,13 @@ func (e *Engine) runChat(k botgw.ChatKey) {
 			go e.renew(ctx, cancel, k, lease, log)
 		}
 		e.deps.Hooks.backlog(k.Channel, snap)
-		switch e.step(ctx, k, snap, log) {
+		outcome, delivered := e.step(ctx, k, snap, log)
+		if outcome != finish {
+			// Only Finish removes delivered replies in passing; on every
+			// other path they go now, or the next holder sends them again.
+			e.delivered(k, lease, delivered, log)
+		}
+		switch outcome {
 		case again:
 			continue
 		case stop:
@@ -61,9 +67,10 @@ func (e *Engine) runChat(k botgw.ChatKey) {
 			}
 			return
 		}
-		more, err := e.deps.Store.Finish(ctx, k, lease)
+		more, err := e.deps.Store.Finish(ctx, k, lease, delivered)
 		if err != nil {
 			log.Warn("finish turn", "err", err)
+			e.delivered(k, lease, delivered, log)
 			return
 		}
 		if !more {
@@ -107,19 +114,35 @@ func (e *Engine) release(k botgw.ChatKey, lease string, log *slog.Logger) {
 	}
 }
 
+// delivered removes replies the channel took from the outbox, on a context
+// that outlives shutdown (they were sent: keeping them means sending twice).
+func (e *Engine) delivered(k botgw.ChatKey, lease string, ids []string, log *slog.Logger) {
+	if len(ids) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(e.ctx), 2*time.Second)
+	defer cancel()
+	if err := e.deps.Store.Delivered(ctx, k, lease, ids...); err != nil {
+		log.Warn("remove delivered replies from outbox", "err", err)
+	}
+}
+
 // step delivers leftover replies, runs a turn over the pending input,
-// commits it and delivers its reply.
-func (e *Engine) step(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot, log *slog.Logger) next {
-	if !e.deliverAll(ctx, k, snap.Lease, snap.Outbox, log) {
-		return backoff
+// commits it and delivers its reply. It returns what to do next and the ids
+// of the replies it delivered, which the caller removes from the outbox
+// (with Finish, in the same round trip, on the common path).
+func (e *Engine) step(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot, log *slog.Logger) (next, []string) {
+	delivered, ok := e.deliverAll(ctx, k, snap.Outbox, nil, log)
+	if !ok {
+		return backoff, delivered
 	}
 	if len(snap.Pending) == 0 {
-		return finish
+		return finish, delivered
 	}
 	if wait := e.throttle(snap); wait > 0 {
 		log.Info("turn rate limit reached; answering the chat's input together after a pause", "wait", wait)
 		e.pause(ctx, wait)
-		return again
+		return again, delivered
 	}
 	ctx, span := e.startSpan(ctx, spanTurn, k.Channel)
 	defer span.End()
@@ -132,20 +155,21 @@ func (e *Engine) step(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 		log.Info("state changed during the turn; redoing it on fresh state")
 		stats.Outcome = "conflict"
 		e.observe(ctx, stats, snap.Pending, c.Outbox, log)
-		return again
+		return again, delivered
 	case err != nil:
 		if ctx.Err() == nil {
 			log.Warn("commit turn", "err", err)
 		}
 		stats.Outcome = "commit_error"
 		e.observe(ctx, stats, snap.Pending, c.Outbox, log)
-		return stop
+		return stop, delivered
 	}
 	e.observe(ctx, stats, snap.Pending, c.Outbox, log)
-	if !e.deliverAll(ctx, k, snap.Lease, c.Outbox, log) {
-		return backoff
+	delivered, ok = e.deliverAll(ctx, k, c.Outbox, delivered, log)
+	if !ok {
+		return backoff, delivered
 	}
-	return finish
+	return finish, delivered
 }
 
 // commit stores the turn's state and reply atomically, timing it.
@@ -162,28 +186,27 @@ func (e *Engine) commit(ctx context.Context, k botgw.ChatKey, c botgw.Commit, st
 	return err
 }
 
-// deliverAll sends replies in order, removing each from the outbox once the
-// channel took it. It retries a failing send with backoff for a while; if
-// the platform stays down the reply stays in the outbox for a later attempt.
-func (e *Engine) deliverAll(ctx context.Context, k botgw.ChatKey, lease string, out []botgw.Outbound, log *slog.Logger) bool {
-	ch, ok := e.deps.Channels[k.Channel]
+// deliverAll sends replies in order and appends the id of each the channel
+// took (or refused for good) to done, for removal from the outbox. It
+// retries a failing send with backoff for a while; if the platform stays
+// down it stops there (ok false) and the rest stay in the outbox for a
+// later attempt.
+func (e *Engine) deliverAll(ctx context.Context, k botgw.ChatKey, out []botgw.Outbound, done []string, log *slog.Logger) (_ []string, ok bool) {
+	ch, known := e.deps.Channels[k.Channel]
 	for _, m := range out {
-		if !ok {
+		if !known {
 			log.Error("reply for a channel that is not configured; dropping it", "channel", k.Channel)
 		} else if err := e.send(ctx, ch, m); err != nil {
 			var pe *botgw.PlatformError
 			if !errors.As(err, &pe) || !pe.Permanent {
 				log.Warn("deliver reply; kept in the outbox for a later attempt", "err", err)
-				return false
+				return done, false
 			}
 			log.Error("deliver reply: permanent platform error; dropping it", "err", err)
 		}
-		if err := e.deps.Store.Delivered(ctx, k, lease, m.ID); err != nil {
-			log.Warn("remove delivered reply from outbox", "err", err)
-			return false
-		}
+		done = append(done, m.ID)
 	}
-	return true
+	return done, true
 }
 
 // send delivers one reply, in a "delivery" span that covers its retries.

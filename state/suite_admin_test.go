@@ -128,7 +128,7 @@ func testCorruptEntriesDropped(t *testing.T, h *harness) {
 		t.Fatalf("snapshot = pending %q, outbox %v; want the readable input only", got, snap.Outbox)
 	}
 	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Blob: []byte("s"), TTL: time.Hour, Consumed: len(snap.Pending)})
-	more, err := h.s.Finish(t.Context(), k, snap.Lease)
+	more, err := h.s.Finish(t.Context(), k, snap.Lease, nil)
 	if err != nil || more {
 		t.Errorf("Finish = %v, %v; want the chat idle, not wedged on corrupt entries", more, err)
 	}
@@ -159,7 +159,7 @@ func testScriptCacheFlushed(t *testing.T, h *harness) {
 	}
 	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Blob: []byte("s"), TTL: time.Hour, Consumed: 2})
 	h.s.c.ScriptFlush(t.Context())
-	if more, err := h.s.Finish(t.Context(), k, snap.Lease); err != nil || more {
+	if more, err := h.s.Finish(t.Context(), k, snap.Lease, nil); err != nil || more {
 		t.Errorf("Finish after SCRIPT FLUSH = %v, %v; want false, nil", more, err)
 	}
 }

@@ -32,6 +32,7 @@ func runSuite(t *testing.T, newH newHarness) {
 		{"CommitConsumesHead", testCommitConsumesHead},
 		{"CommitDeletesState", testCommitDeletesState},
 		{"Delivered", testDelivered},
+		{"FinishDelivered", testFinishDelivered},
 		{"FinishIdle", testFinishIdle},
 		{"FinishMore", testFinishMore},
 		{"DueReclaims", testDueReclaims},
@@ -149,7 +150,7 @@ func testCommitStaleLease(t *testing.T, h *harness) {
 	if err := h.s.Commit(t.Context(), k, c); !errors.Is(err, botgw.ErrLeaseLost) {
 		t.Fatalf("Commit with an expired lease = %v, want ErrLeaseLost", err)
 	}
-	if _, err := h.s.Finish(t.Context(), k, dead.Lease); !errors.Is(err, botgw.ErrLeaseLost) {
+	if _, err := h.s.Finish(t.Context(), k, dead.Lease, nil); !errors.Is(err, botgw.ErrLeaseLost) {
 		t.Errorf("Finish with an expired lease = %v, want ErrLeaseLost", err)
 	}
 	if err := h.s.Release(t.Context(), k, dead.Lease); !errors.Is(err, botgw.ErrLeaseLost) {

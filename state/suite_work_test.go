@@ -59,6 +59,50 @@ func testDelivered(t *testing.T, h *harness) {
 	if got := outIDs(mustBegin(t, h, k, snap.Lease).Outbox); !slices.Equal(got, []string{"r1"}) {
 		t.Errorf("outbox after delivering r2 = %q, want [r1]", got)
 	}
+	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Version: 1, Blob: []byte("s"), TTL: time.Hour,
+		Outbox: []botgw.Outbound{{Chat: k, ID: "r3"}, {Chat: k, ID: "r4"}}})
+	if err := h.s.Delivered(t.Context(), k, snap.Lease, "r1", "r4"); err != nil {
+		t.Fatalf("Delivered(r1, r4): %v", err)
+	}
+	if got := outIDs(mustBegin(t, h, k, snap.Lease).Outbox); !slices.Equal(got, []string{"r3"}) {
+		t.Errorf("outbox after delivering r1 and r4 together = %q, want [r3]", got)
+	}
+}
+
+// testFinishDelivered: Finish removes the replies the worker delivered in
+// the same call, and the chat is idle once they are gone, even when the
+// lease was lost meanwhile (they reached the user; the new holder must not
+// send them again).
+func testFinishDelivered(t *testing.T, h *harness) {
+	k := chat("finish-delivered")
+	mustAppend(t, h, text(k, "m1", "hi"))
+	snap := mustBegin(t, h, k, "")
+	out := []botgw.Outbound{{Chat: k, ID: "r1", Text: "one"}, {Chat: k, ID: "r2", Text: "two"}}
+	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Blob: []byte("s"), TTL: time.Hour, Consumed: 1, Outbox: out})
+	more, err := h.s.Finish(t.Context(), k, snap.Lease, []string{"r1", "r2"})
+	if err != nil || more {
+		t.Fatalf("Finish after delivering every reply = %v, %v; want false, nil", more, err)
+	}
+	if left := mustBegin(t, h, k, "").Outbox; len(left) != 0 {
+		t.Errorf("outbox after Finish = %q, want empty", outIDs(left))
+	}
+
+	k = chat("finish-delivered-lost")
+	mustAppend(t, h, text(k, "m1", "hi"))
+	dead := mustBegin(t, h, k, "")
+	mustCommit(t, h, k, botgw.Commit{Lease: dead.Lease, Blob: []byte("s"), TTL: time.Hour, Consumed: 1, Outbox: out})
+	h.advance(suiteOpts.LeaseTTL + 100*time.Millisecond)
+	live := mustBegin(t, h, k, "")
+	if _, err := h.s.Finish(t.Context(), k, dead.Lease, []string{"r1"}); !errors.Is(err, botgw.ErrLeaseLost) {
+		t.Fatalf("Finish with an expired lease = %v, want ErrLeaseLost", err)
+	}
+	if got := outIDs(mustBegin(t, h, k, live.Lease).Outbox); !slices.Equal(got, []string{"r2"}) {
+		t.Errorf("outbox after a fenced Finish that delivered r1 = %q, want [r2]", got)
+	}
+	h.advance(suiteOpts.Visibility + 100*time.Millisecond)
+	if due, _ := h.s.Due(t.Context(), 10); !slices.Contains(due, k) {
+		t.Errorf("Due after a fenced Finish = %v, want the new holder's chat still marked", due)
+	}
 }
 
 func testFinishIdle(t *testing.T, h *harness) {
@@ -66,7 +110,7 @@ func testFinishIdle(t *testing.T, h *harness) {
 	mustAppend(t, h, text(k, "m1", "hi"))
 	snap := mustBegin(t, h, k, "")
 	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Blob: []byte("s"), TTL: time.Hour, Consumed: 1})
-	more, err := h.s.Finish(t.Context(), k, snap.Lease)
+	more, err := h.s.Finish(t.Context(), k, snap.Lease, nil)
 	if err != nil || more {
 		t.Fatalf("Finish on an idle chat = %v, %v; want false, nil", more, err)
 	}
@@ -85,7 +129,7 @@ func testFinishMore(t *testing.T, h *harness) {
 	snap := mustBegin(t, h, k, "")
 	mustAppend(t, h, text(k, "m2", "during the turn"))
 	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Blob: []byte("s"), TTL: time.Hour, Consumed: 1})
-	more, err := h.s.Finish(t.Context(), k, snap.Lease)
+	more, err := h.s.Finish(t.Context(), k, snap.Lease, nil)
 	if err != nil || !more {
 		t.Fatalf("Finish with new input = %v, %v; want true, nil", more, err)
 	}

@@ -169,16 +169,21 @@ func commitArgs(c botgw.Commit) ([]any, error) {
 	return args, nil
 }
 
-// Delivered removes outbox entry id. It does not check the lease: the reply
-// reached the channel, so removing it is right whoever holds the chat now,
-// and spares the holder a duplicate send. Removing an absent id is no error.
-func (s *Store) Delivered(ctx context.Context, k botgw.ChatKey, _, id string) error {
+// Delivered removes the outbox entries ids. It does not check the lease:
+// the replies reached the channel, so removing them is right whoever holds
+// the chat now, and spares the holder a duplicate send. Removing an absent
+// id is no error. (After a turn, Finish removes its delivered replies in
+// the same round trip; Delivered is for the paths that stop early.)
+func (s *Store) Delivered(ctx context.Context, k botgw.ChatKey, _ string, ids ...string) error {
+	if len(ids) == 0 {
+		return nil
+	}
 	ks, err := s.keys(k)
 	if err != nil {
-		return fmt.Errorf("mark outbound %s of chat %s delivered: %w", id, k, err)
+		return fmt.Errorf("mark outbound %v of chat %s delivered: %w", ids, k, err)
 	}
-	if err := deliveredScript.Run(ctx, s.c, []string{ks.outbox}, id).Err(); err != nil {
-		return fmt.Errorf("mark outbound %s of chat %s delivered: %w", id, k, err)
+	if err := deliveredScript.Run(ctx, s.c, []string{ks.outbox}, stringsToAny(ids)...).Err(); err != nil {
+		return fmt.Errorf("mark outbound %v of chat %s delivered: %w", ids, k, err)
 	}
 	return nil
 }

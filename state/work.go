@@ -26,26 +26,49 @@ func (s *Store) mark(ctx context.Context, ks chatKeys, due int64) error {
 	return s.c.ZAdd(ctx, ks.work, redis.Z{Score: float64(due), Member: ks.member}).Err()
 }
 
-// Finish clears the chat's work mark, then, in one script, releases the
-// lease if the chat is idle or keeps it (extended) when input or replies
-// arrived meanwhile; then the mark is put back, so the chat is recovered if
-// this worker dies before it is done.
+// Finish removes the delivered outbox entries, then releases the lease if
+// the chat is idle or keeps it (extended) when input or replies arrived
+// meanwhile; an idle chat loses its work mark, a busy one has it re-hidden,
+// so the chat is recovered if this worker dies before it is done. On a
+// single node that is one script, one round trip.
 //
-// No input is stranded without a mark: Append pushes the input before it
-// adds the mark, and Finish removes the mark before its script looks at the
-// pending list; both go through ordered, which keeps that order on a
-// cluster too. If the input landed first, the script sees it and keeps the
-// chat; if not, the ingress's mark comes after the removal and stays.
-func (s *Store) Finish(ctx context.Context, k botgw.ChatKey, lease string) (bool, error) {
+// On a cluster the work zset is in another slot, so the mark is cleared
+// before the script and put back after it when needed. No input is
+// stranded without a mark: Append pushes the input before it adds the
+// mark, and Finish removes the mark before its script looks at the pending
+// list; both go through ordered, which keeps that order. If the input
+// landed first, the script sees it and keeps the chat; if not, the
+// ingress's mark comes after the removal and stays.
+func (s *Store) Finish(ctx context.Context, k botgw.ChatKey, lease string, delivered []string) (bool, error) {
 	ks, err := s.keys(k)
 	if err != nil {
 		return false, fmt.Errorf("finish chat %s: %w", k, err)
 	}
+	due := s.nowMs() + ms(s.opts.Visibility)
+	args := append([]any{lease, ms(s.opts.LeaseTTL), due, ks.member}, stringsToAny(delivered)...)
+	var code int64
+	if s.cluster {
+		code, err = s.finishCluster(ctx, ks, due, args)
+	} else {
+		code, err = finishScript.Run(ctx, s.c, []string{ks.lease, ks.pending, ks.outbox, ks.work}, args...).Int64()
+	}
+	switch {
+	case err != nil:
+		return false, fmt.Errorf("finish chat %s: %w", k, err)
+	case code < 0:
+		return false, fmt.Errorf("finish chat %s: %w", k, botgw.ErrLeaseLost)
+	}
+	return code == 1, nil
+}
+
+// finishCluster is Finish on a cluster: clear the mark, run the script on
+// the chat's slot, put the mark back unless the chat went idle.
+func (s *Store) finishCluster(ctx context.Context, ks chatKeys, due int64, args []any) (int64, error) {
 	var res *redis.Cmd
-	err = s.ordered(ctx,
+	err := s.ordered(ctx,
 		func(p redis.Pipeliner) { p.ZRem(ctx, ks.work, ks.member) },
 		func(p redis.Pipeliner) {
-			res = finishScript.EvalSha(ctx, p, []string{ks.lease, ks.pending, ks.outbox}, lease, ms(s.opts.LeaseTTL))
+			res = finishScript.EvalSha(ctx, p, []string{ks.lease, ks.pending, ks.outbox}, args...)
 		},
 	)
 	var code int64
@@ -55,17 +78,19 @@ func (s *Store) Finish(ctx context.Context, k botgw.ChatKey, lease string) (bool
 	if err != nil || code != 0 {
 		// More work, a lost lease (its new holder's mark was just removed)
 		// or an unknown outcome: put the mark back.
-		if merr := s.mark(ctx, ks, s.nowMs()+ms(s.opts.Visibility)); merr != nil && err == nil {
+		if merr := s.mark(ctx, ks, due); merr != nil && err == nil {
 			err = merr
 		}
 	}
-	switch {
-	case err != nil:
-		return false, fmt.Errorf("finish chat %s: %w", k, err)
-	case code < 0:
-		return false, fmt.Errorf("finish chat %s: %w", k, botgw.ErrLeaseLost)
+	return code, err
+}
+
+func stringsToAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, v := range ss {
+		out[i] = v
 	}
-	return code == 1, nil
+	return out
 }
 
 // Release drops the lease and makes the chat due at once, so any replica's
