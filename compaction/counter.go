@@ -48,7 +48,8 @@ var families = []struct {
 // NewCounter returns an offline BPE tokenizer for OpenAI model names (gpt-4o,
 // gpt-4.1, gpt-5, o1, o3, o4: o200k; gpt-4, gpt-3.5: cl100k), ignoring case
 // and a vendor prefix ("openai/gpt-4o"), and Heuristic for any other model.
-// The vocabulary is loaded on the first Count.
+// It starts loading the vocabulary in the background, so the first turn
+// does not wait for it (a Count before it is loaded waits).
 func NewCounter(model string) Counter {
 	name := strings.ToLower(model)
 	if i := strings.LastIndexByte(name, '/'); i >= 0 {
@@ -56,6 +57,7 @@ func NewCounter(model string) Counter {
 	}
 	for _, f := range families {
 		if strings.HasPrefix(name, f.prefix) {
+			go f.codec()
 			return bpe{f.codec, newCountCache()}
 		}
 	}

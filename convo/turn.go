@@ -140,7 +140,7 @@ func (e *Engine) answer(ctx context.Context, k botgw.ChatKey, env *envelope, b b
 	}
 	history = e.compact(ctx, env, history, stats, log)
 	if t, ok := e.deps.Channels[k.Channel].(botgw.Typer); ok {
-		defer t.StartTyping(ctx, b.last)()
+		defer startTyping(ctx, t, b.last)()
 	}
 	at, start := e.now(), time.Now()
 	res := e.ask(ctx, k, b.last.UserID, history)
