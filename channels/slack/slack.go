@@ -16,7 +16,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"sync"
 	"time"
 
@@ -49,7 +48,7 @@ func New(cfg Config, log *slog.Logger) (botgw.Channel, error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	opts := []slack.Option{slack.OptionHTTPClient(&http.Client{Timeout: httpTimeout})}
+	opts := []slack.Option{slack.OptionHTTPClient(channels.HTTPClient(httpTimeout))}
 	if cfg.APIURL != "" {
 		opts = append(opts, slack.OptionAPIURL(cfg.APIURL))
 	}

@@ -66,6 +66,9 @@ var (
 
 const publicAPI = "https://api.telegram.org"
 
+// apiTimeout bounds one Bot API call (the library's own default).
+const apiTimeout = time.Minute
+
 // New builds the channel for cfg without any network call. publicURL is the
 // gateway's top-level public_url: in webhook mode Start registers
 // publicURL+"/webhooks/telegram" with Telegram. The result is a
@@ -92,6 +95,7 @@ func New(cfg Config, publicURL string, log *slog.Logger) (botgw.Channel, error) 
 		a.apiURL = strings.TrimRight(cfg.APIURL, "/")
 	}
 	b, err := bot.New(cfg.Token, bot.WithSkipGetMe(), bot.WithServerURL(a.apiURL),
+		bot.WithHTTPClient(apiTimeout, channels.HTTPClient(apiTimeout)),
 		bot.WithErrorsHandler(func(err error) { a.log.Error("telegram library", "err", err) }))
 	if err != nil {
 		return nil, fmt.Errorf("telegram bot: %w", err)

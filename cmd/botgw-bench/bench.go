@@ -78,11 +78,13 @@ func gatewayPhase(ctx context.Context, st *state.Store, o options, trips *roundT
 	}
 	s, wall, err := drive(ctx, gw.base+"/webhooks/telegram", o, api)
 	stopProfile()
-	gw.stop() // waits for the last leases to be given back
+	idle := settledRSS() // every chat has been answered; the gateway still runs
+	gw.stop()            // waits for the last leases to be given back
 	if err != nil {
 		return phase{}, fmt.Errorf("gateway phase: %w", err)
 	}
 	p := summarize(s, wall, o.providerLatency)
+	p.SettledRSSBytes = idle
 	turns := float64(len(s.e2e))
 	p.RoundTripsPerTurn = float64(trips.n.Load()-trips0) / turns
 	if calls1, ok := commandCalls(ctx, st.Client()); ok && hasCalls {

@@ -84,9 +84,16 @@ func driveChat(ctx context.Context, client *http.Client, url string, c, msgs int
 	return nil
 }
 
+// webhookConnections caps the driver's connections to the webhook as
+// Telegram does: it delivers updates over at most max_connections (1–100,
+// default 40) connections per bot. Chats beyond it wait for a connection, as
+// their updates would wait at Telegram.
+const webhookConnections = 100
+
 // drive runs every chat at once and returns the samples and wall time.
 func drive(ctx context.Context, url string, o options, api *botAPI) (*samples, time.Duration, error) {
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: o.chats}}
+	conns := min(o.chats, webhookConnections)
+	client := &http.Client{Transport: &http.Transport{MaxConnsPerHost: conns, MaxIdleConnsPerHost: conns}}
 	defer client.CloseIdleConnections()
 	s := &samples{}
 	errs := make(chan error, o.chats)

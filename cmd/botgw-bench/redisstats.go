@@ -5,6 +5,7 @@ import (
 	"context"
 	"net"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -56,7 +57,18 @@ func commandCalls(ctx context.Context, rc redis.UniversalClient) (calls int64, o
 
 // peakRSS is the process's high-water resident set (VmHWM), in bytes; 0
 // where /proc is missing.
-func peakRSS() int64 {
+func peakRSS() int64 { return procStatusBytes("VmHWM:") }
+
+// settledRSS is the process's resident set (VmRSS) after a full garbage
+// collection that returns freed memory to the OS: what the process holds,
+// not what it once needed.
+func settledRSS() int64 {
+	debug.FreeOSMemory()
+	return procStatusBytes("VmRSS:")
+}
+
+// procStatusBytes reads a "<field> <n> kB" line of /proc/self/status.
+func procStatusBytes(field string) int64 {
 	f, err := os.Open("/proc/self/status")
 	if err != nil {
 		return 0
@@ -64,7 +76,7 @@ func peakRSS() int64 {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(sc.Text(), field); ok {
 			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
 			return kb * 1024
 		}

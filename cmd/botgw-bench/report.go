@@ -31,6 +31,9 @@ type phase struct {
 	EndToEndP99       ms      `json:"e2e_p99_ms,omitzero"`
 	RoundTripsPerTurn float64 `json:"redis_round_trips_per_turn"`
 	CommandsPerTurn   float64 `json:"redis_commands_per_turn,omitzero"` // INFO commandstats, scripts' calls included
+	// SettledRSSBytes is the process's RSS once every chat was answered
+	// (after a GC), with the gateway still running: what idle chats cost.
+	SettledRSSBytes int64 `json:"settled_rss_bytes,omitzero"`
 }
 
 type sizes struct {
@@ -84,8 +87,8 @@ func writeTable(w io.Writer, r result) {
 	row("gateway (turns)", r.Gateway)
 	row("ceiling (GET+SET)", r.Ceiling)
 	tw.Flush()
-	fmt.Fprintf(w, "\ngateway/ceiling: %.2f   state per chat: %.0f B mean, %d B max   peak RSS: %.0f MiB\n",
-		r.Ratio, r.StateBytes.Mean, r.StateBytes.Max, float64(r.PeakRSSBytes)/(1<<20))
+	fmt.Fprintf(w, "\ngateway/ceiling: %.2f   state per chat: %.0f B mean, %d B max   peak RSS: %.0f MiB   RSS with every chat idle: %.0f MiB\n",
+		r.Ratio, r.StateBytes.Mean, r.StateBytes.Max, float64(r.PeakRSSBytes)/(1<<20), float64(r.Gateway.SettledRSSBytes)/(1<<20))
 }
 
 // orDash formats v, or "-" when it was not measured.
