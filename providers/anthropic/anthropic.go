@@ -18,6 +18,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/providers/internal/vendor"
 )
 
 // Defaults applied by New to zero Config fields.
@@ -87,6 +88,7 @@ func clientOptions(cfg Config) []option.RequestOption {
 	}
 	opts := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(),
+		option.WithHTTPClient(vendor.HTTPClient()),
 		option.WithMaxRetries(retries),
 		option.WithRequestTimeout(cfg.Timeout),
 	}

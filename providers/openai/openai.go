@@ -13,7 +13,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"time"
 
@@ -21,6 +20,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/providers/internal/vendor"
 )
 
 // DefaultBaseURL is the OpenAI API, used when Config.BaseURL is empty.
@@ -95,7 +95,7 @@ func clientOptions(cfg Config, base string) []option.RequestOption {
 		retries = 0
 	}
 	opts := []option.RequestOption{
-		option.WithHTTPClient(&http.Client{}),
+		option.WithHTTPClient(vendor.HTTPClient()),
 		option.WithBaseURL(base),
 		option.WithMaxRetries(retries),
 		option.WithRequestTimeout(cfg.Timeout),

@@ -40,3 +40,21 @@ func RetryAfter(h http.Header) time.Duration {
 	}
 	return 0
 }
+
+// maxIdlePerHost is how many idle connections a provider client keeps to
+// the model's host: about as many as turns run at once (the engine's
+// default concurrency). It matters for HTTP/1.1 servers (Ollama, vLLM, a
+// local proxy), where net/http's default of 2 would make most calls open a
+// new connection; HTTP/2 hosts multiplex over one anyway.
+const maxIdlePerHost = 64
+
+// HTTPClient is the SDKs' HTTP client: net/http's default transport
+// (proxy from the environment, HTTP/2, dial and TLS timeouts) keeping up
+// to maxIdlePerHost idle connections per host. Request timeouts are the
+// SDKs' own (option.WithRequestTimeout).
+func HTTPClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = maxIdlePerHost
+	t.MaxIdleConns = 2 * maxIdlePerHost
+	return &http.Client{Transport: t}
+}
