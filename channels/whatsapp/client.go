@@ -2,6 +2,7 @@ package whatsapp
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	_ "github.com/jackc/pgx/v5/stdlib" // pure-Go PostgreSQL driver "pgx"
 	"go.mau.fi/whatsmeow"
 	"go.mau.fi/whatsmeow/proto/waE2E"
 	"go.mau.fi/whatsmeow/store"
@@ -54,11 +56,14 @@ func (c waClient) PNForLID(ctx context.Context, lid types.JID) (types.JID, bool)
 // errNotLinked means the store holds no paired device.
 var errNotLinked = errors.New("no WhatsApp number is linked: run `botgw whatsapp link -config FILE`")
 
-// openStore opens (creating if needed) the SQLite device store and runs its
-// migrations. No network.
+// openStore opens the device store (creating a SQLite file if needed) and
+// runs its migrations. No network but the PostgreSQL server's.
 func openStore(ctx context.Context, cfg Config, log *slog.Logger) (*sqlstore.Container, error) {
 	if err := validateStore(cfg.Store); err != nil {
 		return nil, fmt.Errorf("whatsapp store: %w", err)
+	}
+	if isPostgres(cfg.Store) {
+		return openPostgres(ctx, cfg, log)
 	}
 	if dir := filepath.Dir(cfg.sqlitePath()); dir != "." {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -68,6 +73,21 @@ func openStore(ctx context.Context, cfg Config, log *slog.Logger) (*sqlstore.Con
 	c, err := sqlstore.New(ctx, "sqlite", cfg.sqliteDSN(), waLogger(log, "Database"))
 	if err != nil {
 		return nil, fmt.Errorf("open whatsapp store %s: %w", cfg.sqlitePath(), err)
+	}
+	return c, nil
+}
+
+// openPostgres opens the store through pgx's database/sql driver (pure
+// Go) with whatsmeow's "postgres" dialect.
+func openPostgres(ctx context.Context, cfg Config, log *slog.Logger) (*sqlstore.Container, error) {
+	db, err := sql.Open("pgx", cfg.Store)
+	if err != nil {
+		return nil, fmt.Errorf("open whatsapp store %s: %w", cfg.storeName(), err)
+	}
+	c := sqlstore.NewWithDB(db, "postgres", waLogger(log, "Database"))
+	if err := c.Upgrade(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open whatsapp store %s: %w", cfg.storeName(), err)
 	}
 	return c, nil
 }

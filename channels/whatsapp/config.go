@@ -22,8 +22,9 @@ const (
 // Config is the channels.whatsapp section of the gateway config.
 type Config struct {
 	// Store names the database holding the linked-device session:
-	// sqlite:///var/lib/botgw/whatsapp.db (absolute) or sqlite://data/wa.db
-	// (relative). PostgreSQL is not supported in this build.
+	// sqlite:///var/lib/botgw/whatsapp.db (absolute), sqlite://data/wa.db
+	// (relative), or postgres://user:pass@host/db (shared by every
+	// replica, so any of them can take the session over).
 	Store string `yaml:"store"`
 	// GroupTrigger is "mention" (default: answer in a group only when the
 	// bot is @mentioned or a message replies to it) or "all".
@@ -60,10 +61,12 @@ func validateStore(s string) error {
 	switch {
 	case s == "":
 		return errors.New("required (e.g. sqlite:///var/lib/botgw/whatsapp.db)")
-	case strings.HasPrefix(s, "postgres://"), strings.HasPrefix(s, "postgresql://"):
-		return errors.New("PostgreSQL is not supported in this build (no PostgreSQL driver is compiled in); use sqlite:///path/whatsapp.db")
+	case isPostgres(s):
+		if u, err := url.Parse(s); err != nil || u.Host == "" {
+			return errors.New("a PostgreSQL URL needs a host: postgres://user:password@host:5432/botgw")
+		}
 	case !strings.HasPrefix(s, sqliteScheme):
-		return fmt.Errorf("%q must start with %s", s, sqliteScheme)
+		return fmt.Errorf("%q must start with %s, postgres:// or postgresql://", s, sqliteScheme)
 	case strings.TrimPrefix(s, sqliteScheme) == "":
 		return errors.New("sqlite:// needs a file path (sqlite:///var/lib/botgw/whatsapp.db)")
 	}
@@ -83,6 +86,22 @@ func validateProxy(p string) error {
 		return nil
 	}
 	return fmt.Errorf("%q: scheme must be http, https or socks5", p)
+}
+
+func isPostgres(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
+// storeName names the store in messages: the SQLite file, or the
+// PostgreSQL URL with its password hidden.
+func (c Config) storeName() string {
+	if !isPostgres(c.Store) {
+		return c.sqlitePath()
+	}
+	if u, err := url.Parse(c.Store); err == nil {
+		return u.Redacted()
+	}
+	return "the PostgreSQL store"
 }
 
 // sqlitePath is the database file named by a valid sqlite:// store.

@@ -17,7 +17,9 @@ func TestConfigValidate(t *testing.T) {
 		{"sqlite absolute", Config{Store: "sqlite:///var/lib/botgw/whatsapp.db"}, nil},
 		{"sqlite relative, all groups", Config{Store: "sqlite://data/wa.db", GroupTrigger: "all", LeaseTTL: 10 * time.Second, Proxy: "socks5://127.0.0.1:1080"}, nil},
 		{"missing store", Config{}, []string{"channels.whatsapp.store: required"}},
-		{"postgres", Config{Store: "postgres://u@db/botgw"}, []string{"channels.whatsapp.store: PostgreSQL is not supported in this build"}},
+		{"postgres", Config{Store: "postgres://botgw:pw@db:5432/botgw?sslmode=disable"}, nil},
+		{"postgresql scheme", Config{Store: "postgresql://db/botgw"}, nil},
+		{"postgres without host", Config{Store: "postgres:///botgw"}, []string{"channels.whatsapp.store: a PostgreSQL URL needs a host"}},
 		{"unknown scheme", Config{Store: "/var/lib/wa.db"}, []string{"channels.whatsapp.store:", "sqlite://"}},
 		{"empty sqlite path", Config{Store: "sqlite://"}, []string{"channels.whatsapp.store: sqlite:// needs a file path"}},
 		{"every problem at once", Config{Store: "mysql://x", GroupTrigger: "sometimes", LeaseTTL: time.Second, Proxy: "ftp://p"}, []string{

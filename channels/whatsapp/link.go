@@ -46,7 +46,7 @@ func Link(ctx context.Context, cfg Config, phone string, out io.Writer, log *slo
 		return fmt.Errorf("load whatsapp device: %w", err)
 	}
 	if dev.ID != nil {
-		fmt.Fprintf(out, "%s is already linked to +%s; nothing to do.\nTo link another number, remove this device in WhatsApp (Settings → Linked devices) and run this command again.\n", cfg.sqlitePath(), dev.ID.User)
+		fmt.Fprintf(out, "%s is already linked to +%s; nothing to do.\nTo link another number, remove this device in WhatsApp (Settings → Linked devices) and run this command again.\n", cfg.storeName(), dev.ID.User)
 		return nil
 	}
 	cli, err := newClient(dev, cfg, log)
@@ -56,7 +56,7 @@ func Link(ctx context.Context, cfg Config, phone string, out io.Writer, log *slo
 	if err := link(ctx, cli, phone, out, defaultTiming.connectTimeout); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "Linked +%s. The session is stored in %s; start the gateway with `botgw serve`.\n", dev.ID.User, cfg.sqlitePath())
+	fmt.Fprintf(out, "Linked +%s. The session is stored in %s; start the gateway with `botgw serve`.\n", dev.ID.User, cfg.storeName())
 	return nil
 }
 

@@ -100,7 +100,7 @@ func TestLinkAlreadyLinkedStore(t *testing.T) {
 }
 
 func TestLinkRejectsBadConfig(t *testing.T) {
-	err := Link(context.Background(), Config{Store: "postgres://x"}, "", io.Discard, discardLog())
+	err := Link(context.Background(), Config{Store: "mysql://x"}, "", io.Discard, discardLog())
 	if err == nil || !strings.Contains(err.Error(), "channels.whatsapp.store") {
 		t.Errorf("Link = %v, want the config error", err)
 	}
