@@ -72,7 +72,7 @@ func (e *Engine) overDailyLimit(env *envelope, b batch, stats *TurnStats) (strin
 	}
 	env.addRecord(turnRecord{ID: b.last.ID, At: now, Outcome: outcomeDailyLimit})
 	stats.Outcome = outcomeDailyLimit
-	if b.user == nil {
+	if !b.asked {
 		return "", true
 	}
 	return e.cfg.Limits.DailyNotice, true

@@ -13,7 +13,8 @@ import (
 
 // batch is what one turn makes of a chat's pending input.
 type batch struct {
-	user    *botgw.Message // the user's messages of the burst, as one message
+	user    *botgw.Message // the user's messages since the last event, as one message
+	asked   bool           // the burst holds user text for the model
 	last    botgw.Inbound  // the input answered: its Meta goes with the reply
 	replies []string       // command answers and notices, in order
 	respond bool           // an event asked for a reply
@@ -32,7 +33,7 @@ func (e *Engine) turn(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 	view := chatView{chat: k, env: env, size: len(snap.Blob), ttl: snap.TTL}
 	b := e.collect(ctx, &view, snap.Pending, log)
 	env = view.env
-	if b.user != nil || b.respond {
+	if b.asked || b.respond {
 		if reply := e.answer(ctx, k, env, b, &stats, log); reply != "" {
 			b.replies = append(b.replies, reply)
 		}
@@ -71,7 +72,9 @@ func (e *Engine) load(blob []byte, log *slog.Logger) *envelope {
 }
 
 // collect applies events and commands in arrival order and gathers the
-// user's text into one message. Input already in the state is skipped.
+// user's text into one message per run of text between events, so the
+// model reads text and events in the order they arrived. Input already in
+// the state is skipped.
 func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbound, log *slog.Logger) batch {
 	var b batch
 	for _, in := range pending {
@@ -82,6 +85,10 @@ func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbou
 		switch in.Kind {
 		case botgw.KindEvent:
 			if in.Event != nil {
+				if b.user != nil { // earlier text stays before the event
+					v.env.History = append(v.env.History, *b.user)
+					b.user = nil
+				}
 				applyEvent(v.env, in)
 				b.respond = b.respond || in.Event.Respond
 			}
@@ -94,7 +101,7 @@ func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbou
 				reply, reset := e.runCommand(ctx, v, in, cmd, args, log)
 				b.replies = append(b.replies, reply)
 				if reset {
-					b.user, b.respond = nil, false
+					b.user, b.asked, b.respond = nil, false, false
 				}
 				continue
 			}
@@ -111,6 +118,7 @@ func (b *batch) addUser(in botgw.Inbound) {
 		b.user.Text += "\n" + in.Text
 	}
 	b.user.InboundIDs = append(b.user.InboundIDs, in.ID)
+	b.asked = true
 }
 
 // applyEvent appends an event as context; an event with a key replaces the
