@@ -88,3 +88,24 @@ func TestDefaultProviderFromEnvironment(t *testing.T) {
 		t.Errorf("OPENAI_API_KEY set: provider %+v, want openai with the key", got)
 	}
 }
+
+// TestConfigRefusesWebOperators: a web chat user is whatever id the
+// browser sends, so naming one an operator would hand operator commands
+// to anyone.
+func TestConfigRefusesWebOperators(t *testing.T) {
+	p := writeFile(t, `
+admin:
+  operators:
+    web: ["alice"]
+    telegram: ["123"]
+`)
+	var out, errOut bytes.Buffer
+	if err := run(t.Context(), []string{"config", "check", "-config", p}, &out, &errOut); err == nil {
+		t.Fatal("config check passed web operators")
+	}
+	for _, want := range []string{"admin.operators.web: the web chat has no verified users", "admin.operators.telegram: no such channel"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}

@@ -36,7 +36,10 @@ func (c Config) Validate() error {
 		bad("max_tool_calls", "must not be negative")
 	}
 	for ch := range c.Admin.Operators {
-		if !slices.Contains(c.Channels.names(), ch) {
+		switch {
+		case ch == "web": // the page's "user" is whatever chat id a browser sends
+			bad("admin.operators.web", "the web chat has no verified users, so anyone could claim an operator id; operate from Telegram, Slack or WhatsApp, the admin API or the /admin page")
+		case !slices.Contains(c.Channels.names(), ch):
 			bad("admin.operators."+ch, "no such channel is configured")
 		}
 	}
