@@ -29,6 +29,9 @@ type client interface {
 	SendMessage(ctx context.Context, to types.JID, m *waE2E.Message, extra ...whatsmeow.SendRequestExtra) (whatsmeow.SendResponse, error)
 	MarkRead(ctx context.Context, ids []types.MessageID, ts time.Time, chat, sender types.JID, rt ...types.ReceiptType) error
 	SendChatPresence(ctx context.Context, jid types.JID, s types.ChatPresence, m types.ChatPresenceMedia) error
+	// SendPresence marks the account online ("available"): without it
+	// WhatsApp gets inactive receipts and may not show "typing…".
+	SendPresence(ctx context.Context, p types.Presence) error
 	// OwnIDs are the linked account's phone-number JID and LID (either may
 	// be empty), without device parts.
 	OwnIDs() (pn, lid types.JID)

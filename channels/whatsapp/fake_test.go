@@ -27,10 +27,12 @@ type fakeClient struct {
 	sent       []sentMessage
 	reads      []readReceipt
 	presences  []types.ChatPresence
+	online     []types.Presence // SendPresence calls WhatsApp accepted
+	presErr    []error          // returned by successive SendPresence calls; then success
 	connects   int
 	pn, lid    types.JID
 	lidToPN    map[types.JID]types.JID
-	calls      chan string // "connect", "disconnect", "send", "read", "composing", "paused"
+	calls      chan string // "connect", "disconnect", "send", "read", "composing", "paused", "presence available"
 }
 
 type sentMessage struct {
@@ -119,6 +121,20 @@ func (f *fakeClient) SendChatPresence(_ context.Context, _ types.JID, s types.Ch
 	f.mu.Unlock()
 	f.record(string(s))
 	return nil
+}
+
+func (f *fakeClient) SendPresence(_ context.Context, p types.Presence) error {
+	f.mu.Lock()
+	var err error
+	if len(f.presErr) > 0 {
+		err, f.presErr = f.presErr[0], f.presErr[1:]
+	}
+	if err == nil {
+		f.online = append(f.online, p)
+	}
+	f.mu.Unlock()
+	f.record("presence " + string(p))
+	return err
 }
 
 func (f *fakeClient) OwnIDs() (pn, lid types.JID) { return f.pn, f.lid }

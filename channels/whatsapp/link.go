@@ -53,7 +53,7 @@ func Link(ctx context.Context, cfg Config, phone string, out io.Writer, log *slo
 	if err != nil {
 		return err
 	}
-	if err := link(ctx, cli, phone, out, defaultTiming.connectTimeout); err != nil {
+	if err := link(ctx, cli, phone, out, linkConnectTimeout); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "Linked +%s. The session is stored in %s; start the gateway with `botgw serve`.\n", dev.ID.User, cfg.storeName())

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"go.mau.fi/whatsmeow"
+	"go.mau.fi/whatsmeow/types"
 	"go.mau.fi/whatsmeow/types/events"
 
 	"github.com/botgw/botgw"
@@ -160,6 +162,9 @@ func (s *session) on(ctx context.Context, ev any) (out outcome, done bool) {
 	switch e := ev.(type) {
 	case *events.Connected:
 		s.connected()
+		s.available(ctx)
+	case *events.PushNameSetting: // the name arrived after connecting
+		s.available(ctx)
 	case *events.KeepAliveRestored:
 		s.a.setState(StateConnected, "")
 	case *events.Disconnected:
@@ -196,6 +201,21 @@ func (s *session) connected() {
 		st.Linked, st.JID, st.Reconnects, st.BanExpires = true, pn.String(), 0, time.Time{}
 	})
 	s.a.setState(StateConnected, "")
+}
+
+// available marks the account online, as WhatsApp Web does once connected:
+// only then does WhatsApp send delivery receipts as for an active client
+// and show "typing…". WhatsApp refuses it until the account's push name
+// has synced (it comes as a PushNameSetting event, which calls this again).
+func (s *session) available(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, presenceTimeout)
+	defer cancel()
+	switch err := s.cli.SendPresence(ctx, types.PresenceAvailable); {
+	case errors.Is(err, whatsmeow.ErrNoPushName):
+		s.a.log.Debug("whatsapp presence waits for the account's push name")
+	case err != nil:
+		s.a.log.Warn("whatsapp presence not sent", "err", err)
+	}
 }
 
 // keepAliveFailed reports failing pings, and reconnects once they have

@@ -2,11 +2,14 @@ package whatsapp
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"go.mau.fi/whatsmeow"
+	"go.mau.fi/whatsmeow/types"
 	"go.mau.fi/whatsmeow/types/events"
 )
 
@@ -227,5 +230,36 @@ func TestBackoffGrowsWithJitter(t *testing.T) {
 	}
 	if len(seen) < 20 {
 		t.Errorf("only %d distinct waits in 200 draws: no jitter", len(seen))
+	}
+}
+
+// TestConnectedMarksTheAccountOnline: once connected the adapter sends
+// "available" presence, as WhatsApp Web does; when WhatsApp refuses it for
+// want of the account's push name, it is sent when the name syncs.
+func TestConnectedMarksTheAccountOnline(t *testing.T) {
+	_, f, _, _ := connected(t, Config{})
+	f.waitCall(t, "presence available")
+	f.mu.Lock()
+	online := slices.Clone(f.online)
+	f.mu.Unlock()
+	if !slices.Equal(online, []types.Presence{types.PresenceAvailable}) {
+		t.Errorf("presences sent = %q, want one %q", online, types.PresenceAvailable)
+	}
+}
+
+func TestPresenceWaitsForThePushName(t *testing.T) {
+	f := newFakeClient()
+	f.presErr = []error{whatsmeow.ErrNoPushName}
+	a, _ := testAdapter(Config{}, nil, openFake(f))
+	listen(t, a, (&recorder{}).deliver)
+	f.waitCall(t, "connect")
+	f.emit(t, &events.Connected{})
+	f.waitCall(t, "presence available") // refused: no push name yet
+	f.emit(t, &events.PushNameSetting{})
+	f.waitCall(t, "presence available")
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.online) != 1 {
+		t.Errorf("presence accepted %d times, want once, after the push name synced", len(f.online))
 	}
 }

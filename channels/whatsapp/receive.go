@@ -24,6 +24,9 @@ const (
 // no ack and redelivers the message later.
 const deliverTimeout = 15 * time.Second
 
+// presenceTimeout bounds marking the account online after connecting.
+const presenceTimeout = 10 * time.Second
+
 // handler is the whatsmeow event handler of one session. whatsmeow runs
 // handlers one at a time, so it only makes input durable (deliver) and
 // queues connection events for the session loop; it never sends and never
@@ -36,7 +39,7 @@ func (a *Adapter) handler(ctx context.Context, cli client, evs chan<- any) whats
 			return a.receive(ctx, cli, e)
 		case *events.Connected, *events.Disconnected, *events.KeepAliveTimeout, *events.KeepAliveRestored,
 			*events.LoggedOut, *events.TemporaryBan, *events.StreamReplaced, *events.ClientOutdated,
-			*events.ConnectFailure, *events.CATRefreshError:
+			*events.ConnectFailure, *events.CATRefreshError, *events.PushNameSetting:
 			select {
 			case evs <- evt:
 			default:

@@ -22,8 +22,9 @@ const partLimit = 4000
 // Send delivers a reply, converted to WhatsApp formatting and split on
 // paragraph boundaries, in order. Each part is retried with backoff; a
 // failure is a *botgw.PlatformError (Permanent when the chat cannot be
-// sent to at all). Only the replica holding the session can send; others
-// return a retryable PlatformError.
+// sent to at all), and when the engine retries the reply, parts WhatsApp
+// already took are not sent again (within this process). Only the replica
+// holding the session can send; others return a retryable PlatformError.
 func (a *Adapter) Send(ctx context.Context, m botgw.Outbound) error {
 	to, err := recipient(m.Chat)
 	if err != nil {
@@ -34,13 +35,15 @@ func (a *Adapter) Send(ctx context.Context, m botgw.Outbound) error {
 		return &botgw.PlatformError{Channel: Name, Err: fmt.Errorf("not connected to WhatsApp on this replica (%s)", a.state.get().State)}
 	}
 	parts := parts(m.Text)
-	for i, p := range parts {
-		msg := &waE2E.Message{Conversation: proto.String(p)}
+	for i := a.progress.Sent(m.ID); i < len(parts); i++ {
+		msg := &waE2E.Message{Conversation: proto.String(parts[i])}
 		if perm, err := a.sendPart(ctx, cli, to, msg); err != nil {
+			a.progress.Record(m.ID, i)
 			err = fmt.Errorf("part %d of %d to %s: %w", i+1, len(parts), m.Chat, err)
 			return &botgw.PlatformError{Channel: Name, Permanent: perm, Err: err}
 		}
 	}
+	a.progress.Record(m.ID, 0)
 	return nil
 }
 

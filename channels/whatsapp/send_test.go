@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -159,4 +160,33 @@ func TestTypingWithoutSessionIsANoop(t *testing.T) {
 	a, _ := testAdapter(Config{}, nil, openFake(newFakeClient()))
 	stop := a.StartTyping(context.Background(), botgw.Inbound{Chat: key("447700900123@s.whatsapp.net")})
 	stop()
+}
+
+// TestRetriedSendResumesAfterTheSentParts: part 2 of a long reply fails
+// past its retries; when the engine retries the reply, part 1 is not sent
+// a second time.
+func TestRetriedSendResumesAfterTheSentParts(t *testing.T) {
+	a, f, _, _ := connected(t, Config{})
+	var paras []string
+	for i := range 30 {
+		paras = append(paras, fmt.Sprintf("Stop %d: %s", i, strings.Repeat("walk on ", 40)))
+	}
+	m := reply("447700900123@s.whatsapp.net", strings.Join(paras, "\n\n"))
+	want := parts(m.Text)
+	if len(want) < 3 {
+		t.Fatalf("reply split into %d parts, want at least 3", len(want))
+	}
+	timeout := whatsmeow.ErrMessageTimedOut
+	f.mu.Lock()
+	f.sendErr = []error{nil, timeout, timeout, timeout}
+	f.mu.Unlock()
+	if err := a.Send(context.Background(), m); err == nil {
+		t.Fatal("Send succeeded while part 2 kept failing")
+	}
+	if err := a.Send(context.Background(), m); err != nil {
+		t.Fatalf("retried Send: %v", err)
+	}
+	if got := f.sentTexts(); !slices.Equal(got, want) {
+		t.Errorf("WhatsApp got %d messages, want each of the %d parts once, in order", len(got), len(want))
+	}
 }

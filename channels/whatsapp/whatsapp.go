@@ -23,6 +23,7 @@ import (
 	"go.mau.fi/whatsmeow/store/sqlstore"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/channels"
 )
 
 // Name is the channel name in chat keys and config.
@@ -45,6 +46,8 @@ type Adapter struct {
 	mu      sync.Mutex
 	cur     client // the logged-in client, nil when not connected here
 	deliver botgw.Deliver
+
+	progress channels.Progress // parts of split replies already sent
 }
 
 var (
@@ -65,6 +68,10 @@ type timing struct {
 	sendBackoff            time.Duration // first wait between send tries
 	typingEvery            time.Duration // "composing" renewal
 }
+
+// linkConnectTimeout bounds connecting in `botgw whatsapp link`: without
+// network the command fails well within 30 s.
+const linkConnectTimeout = 25 * time.Second
 
 var defaultTiming = timing{
 	backoffMin:     2 * time.Second,
