@@ -237,6 +237,14 @@ type Health interface {
 	Health() error
 }
 
+// IgnoreCounter is a channel that reads input it does not pass on (bots,
+// edits, reactions, group chatter not addressed to the assistant). The
+// gateway hands it inc, to call once per ignored input, before the channel
+// starts. Optional.
+type IgnoreCounter interface {
+	CountIgnored(inc func())
+}
+
 // Holder is a channel whose platform session lives on one replica at a
 // time (WhatsApp's linked device). Optional: turns of its chats run only on
 // the replica that holds the session, so their replies can be sent.

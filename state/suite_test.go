@@ -37,6 +37,7 @@ func runSuite(t *testing.T, newH newHarness) {
 		{"FinishMore", testFinishMore},
 		{"DueReclaims", testDueReclaims},
 		{"DueLimit", testDueLimit},
+		{"Backlog", testBacklog},
 		{"Release", testRelease},
 		{"TTLSlides", testTTLSlides},
 		{"Reset", testReset},

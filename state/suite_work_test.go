@@ -207,3 +207,23 @@ func testRelease(t *testing.T, h *harness) {
 		t.Errorf("next worker sees %d pending, want 1", len(next.Pending))
 	}
 }
+
+func testBacklog(t *testing.T, h *harness) {
+	for _, id := range []string{"b1", "b2"} {
+		mustAppend(t, h, text(chat(id), "m1", "hi"))
+	}
+	if b, err := h.s.Backlog(t.Context()); err != nil || b.Due != 0 || b.Overdue != 0 {
+		t.Fatalf("Backlog right after Append = %+v, %v; want nothing due (the ingress replica has it)", b, err)
+	}
+	h.advance(suiteOpts.Visibility + 200*time.Millisecond)
+	b, err := h.s.Backlog(t.Context())
+	if err != nil || b.Due != 2 || b.Overdue < 100*time.Millisecond {
+		t.Fatalf("Backlog after the visibility timeout = %+v, %v; want 2 due, overdue by about 200ms", b, err)
+	}
+	if due, _ := h.s.Due(t.Context(), 10); len(due) != 2 {
+		t.Fatalf("Due = %v, want both chats", due)
+	}
+	if b, err := h.s.Backlog(t.Context()); err != nil || b.Due != 0 {
+		t.Errorf("Backlog once workers claimed the chats = %+v, %v; want nothing due", b, err)
+	}
+}

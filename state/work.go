@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/botgw/botgw"
 	"github.com/redis/go-redis/v9"
@@ -200,4 +201,39 @@ func (s *Store) claim(ctx context.Context, now int64, cands []candidate) ([]stri
 		claimed = append(claimed, got...)
 	}
 	return claimed, nil
+}
+
+// Backlog is the cluster-wide work queue as one replica sees it: chats
+// whose work mark is due (input or replies that no worker holds) and how
+// long the most overdue one has waited past its due time.
+type Backlog struct {
+	Due     int
+	Overdue time.Duration
+}
+
+// Backlog reads every work shard's due count and oldest mark in one
+// pipeline: 2 × 16 cheap commands, whatever the number of chats.
+func (s *Store) Backlog(ctx context.Context) (Backlog, error) {
+	now := s.nowMs()
+	upTo := strconv.FormatInt(now, 10)
+	counts := make([]*redis.IntCmd, workShards)
+	oldest := make([]*redis.ZSliceCmd, workShards)
+	err := s.pipe(ctx, func(p redis.Pipeliner) {
+		for i := range counts {
+			k := s.workKey(uint32(i))
+			counts[i] = p.ZCount(ctx, k, "-inf", upTo)
+			oldest[i] = p.ZRangeWithScores(ctx, k, 0, 0)
+		}
+	})
+	if err != nil {
+		return Backlog{}, fmt.Errorf("read work backlog: %w", err)
+	}
+	var b Backlog
+	for i := range counts {
+		b.Due += int(counts[i].Val())
+		if z := oldest[i].Val(); len(z) > 0 && int64(z[0].Score) < now {
+			b.Overdue = max(b.Overdue, time.Duration(now-int64(z[0].Score))*time.Millisecond)
+		}
+	}
+	return b, nil
 }

@@ -24,6 +24,7 @@ type message struct {
 func (a *adapter) store(ctx context.Context, ev slackevents.EventsAPIEvent, deliver botgw.Deliver) bool {
 	in, ok := a.normalise(ev)
 	if !ok {
+		a.Ignore()
 		return true
 	}
 	err := deliver(ctx, in)

@@ -70,6 +70,8 @@ func New(cfg Config, log *slog.Logger) (botgw.Channel, error) {
 // adapter is what both receive modes share: sending, the thinking signal,
 // the bot's identity and health.
 type adapter struct {
+	channels.Ignored // counts events read and not passed on
+
 	cfg  Config
 	api  *slack.Client
 	log  *slog.Logger

@@ -54,10 +54,11 @@ func (c pollingChannel) pollOnce(ctx context.Context, offset int64, deliver botg
 		return offset, err
 	}
 	for _, u := range updates {
-		if in, ok := c.normalize(&u); ok {
-			if err := deliver(ctx, in); err != nil {
-				return offset, fmt.Errorf("deliver telegram update %d to %s: %w", u.ID, in.Chat, err)
-			}
+		in, ok := c.normalize(&u)
+		if !ok {
+			c.Ignore()
+		} else if err := deliver(ctx, in); err != nil {
+			return offset, fmt.Errorf("deliver telegram update %d to %s: %w", u.ID, in.Chat, err)
 		}
 		offset = u.ID + 1
 	}

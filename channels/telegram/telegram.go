@@ -31,6 +31,8 @@ const Name = "telegram"
 // adapter sends to Telegram and normalises its updates. New wraps it in a
 // type that adds exactly one receive mode.
 type adapter struct {
+	channels.Ignored // counts updates read and not passed on
+
 	cfg       Config
 	publicURL string
 	log       *slog.Logger

@@ -43,12 +43,12 @@ func (c webhookChannel) WebhookHandler(deliver botgw.Deliver) http.Handler {
 			return
 		}
 		in, ok := c.normalize(&u)
-		if ok {
-			if err := deliver(r.Context(), in); err != nil {
-				c.log.Error("deliver telegram update", "chat", in.Chat, "err", err)
-				writeError(w, http.StatusServiceUnavailable, "message not stored, retry later")
-				return
-			}
+		if !ok {
+			c.Ignore()
+		} else if err := deliver(r.Context(), in); err != nil {
+			c.log.Error("deliver telegram update", "chat", in.Chat, "err", err)
+			writeError(w, http.StatusServiceUnavailable, "message not stored, retry later")
+			return
 		}
 		w.WriteHeader(http.StatusOK)
 	})

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/botgw/botgw"
@@ -162,5 +163,26 @@ func TestWebhookForumTopic(t *testing.T) {
 	p := ta.api.callsTo("sendMessage")[0].params
 	if p["chat_id"] != "-1001234567890" || p["message_thread_id"] != "42" {
 		t.Errorf("sendMessage params = %v, want the topic's chat and thread", p)
+	}
+}
+
+// TestWebhookCountsIgnoredUpdates: chatter the bot does not answer is
+// acknowledged, not stored, and counted for the operator's metrics.
+func TestWebhookCountsIgnoredUpdates(t *testing.T) {
+	ta := newTestAdapter(t, Config{}, "")
+	var ignored atomic.Int32
+	ta.ch.(botgw.IgnoreCounter).CountIgnored(func() { ignored.Add(1) })
+	rec := &recorder{}
+	h := webhookOf(t, ta, rec)
+	for _, sample := range []string{"group_no_mention.json", "group_from_bot.json", "edited_message.json", "private_text.json"} {
+		if w := post(t, h, testSecret, readSample(t, sample)); w.Code != http.StatusOK {
+			t.Fatalf("%s: status %d, want 200", sample, w.Code)
+		}
+	}
+	if n := ignored.Load(); n != 3 {
+		t.Errorf("counted %d ignored updates, want 3 (no mention, from a bot, an edit)", n)
+	}
+	if stored, _ := rec.snapshot(); len(stored) != 1 {
+		t.Errorf("stored %d messages, want only the private text", len(stored))
 	}
 }

@@ -54,6 +54,7 @@ func (a *Adapter) handler(ctx context.Context, cli client, evs chan<- any) whats
 func (a *Adapter) receive(ctx context.Context, cli client, e *events.Message) bool {
 	in, ok := a.normalize(ctx, cli, e)
 	if !ok {
+		a.Ignore()
 		return true
 	}
 	a.mu.Lock()

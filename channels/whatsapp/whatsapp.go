@@ -32,6 +32,8 @@ const Name = "whatsapp"
 // Adapter is the WhatsApp channel. It implements botgw.Channel,
 // botgw.Listener, botgw.Typer and botgw.Health. Safe for concurrent use.
 type Adapter struct {
+	channels.Ignored // counts messages read and not passed on
+
 	cfg   Config
 	log   *slog.Logger
 	lease Lease

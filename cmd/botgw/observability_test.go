@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -135,4 +136,31 @@ func (b *syncBuffer) line(s string) string {
 		}
 	}
 	return ""
+}
+
+// TestMetricsShowProviderRetries: a 500 the SDK retried is visible in
+// /metrics although the user got an answer (the turn counts as ok).
+func TestMetricsShowProviderRetries(t *testing.T) {
+	fake := &fakeOpenAI{statuses: []int{500}}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	one := 1
+	cfg := DefaultConfig()
+	cfg.Provider = ProviderConfig{Kind: "openai", BaseURL: srv.URL + "/v1", APIKey: "sk-test", Model: "gpt-4o-mini", MaxRetries: &one}
+	base := startGateway(t, cfg)
+	if _, v := postJSON(t, base+"/v1/chat", `{"chat":"web:r","text":"hello"}`); v["reply"] != "You said: hello" {
+		t.Fatalf("reply = %v, want the answer after the retry", v)
+	}
+	body := scrape(t, base)
+	for _, want := range []string{
+		`botgw_provider_requests_total{provider="openai/gpt-4o-mini",status="500"} 1`,
+		`botgw_provider_requests_total{provider="openai/gpt-4o-mini",status="200"} 1`,
+		`botgw_provider_retries_total{provider="openai/gpt-4o-mini"} 1`,
+		`botgw_turns_total{channel="web",outcome="ok"} 1`,
+		`botgw_work_due_chats 0`,
+	} {
+		if !strings.Contains(body, want+"\n") {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
 }

@@ -13,16 +13,20 @@ import (
 	"github.com/botgw/botgw/providers/openai"
 )
 
+// observer returns the metrics observer of a provider's HTTP attempts, by
+// provider id; nil observes nothing.
+type observer func(provider string) func(status int, retry bool)
+
 // buildProvider builds the configured provider and, with a fallback, the
 // chain. ids are the provider ids whose state the engine may continue.
-func buildProvider(pc ProviderConfig, log *slog.Logger) (p botgw.Provider, ids []string, err error) {
-	p, err = oneProvider(pc.resolved())
+func buildProvider(pc ProviderConfig, obs observer, log *slog.Logger) (p botgw.Provider, ids []string, err error) {
+	p, err = oneProvider(pc.resolved(), obs)
 	if err != nil {
 		return nil, nil, err
 	}
 	ids = []string{p.ID()}
 	if pc.Fallback != nil {
-		second, err := oneProvider(pc.Fallback.resolved())
+		second, err := oneProvider(pc.Fallback.resolved(), obs)
 		if err != nil {
 			return nil, nil, fmt.Errorf("provider.fallback: %w", err)
 		}
@@ -32,7 +36,7 @@ func buildProvider(pc ProviderConfig, log *slog.Logger) (p botgw.Provider, ids [
 	return p, ids, nil
 }
 
-func oneProvider(pc ProviderConfig) (botgw.Provider, error) {
+func oneProvider(pc ProviderConfig, obs observer) (botgw.Provider, error) {
 	retries := 0 // the SDK default
 	if pc.MaxRetries != nil {
 		retries = *pc.MaxRetries
@@ -40,13 +44,17 @@ func oneProvider(pc ProviderConfig) (botgw.Provider, error) {
 			retries = -1 // explicitly none
 		}
 	}
+	var observe func(int, bool)
+	if obs != nil {
+		observe = obs(pc.Kind + "/" + pc.Model) // the provider's ID()
+	}
 	switch pc.Kind {
 	case "openai":
 		return openai.New(openai.Config{BaseURL: pc.BaseURL, APIKey: pc.APIKey, Model: pc.Model, Timeout: pc.Timeout,
-			MaxTokens: pc.MaxTokens, Temperature: pc.Temperature, MaxRetries: retries})
+			MaxTokens: pc.MaxTokens, Temperature: pc.Temperature, MaxRetries: retries, Observe: observe})
 	case "anthropic":
 		return anthropic.New(anthropic.Config{BaseURL: pc.BaseURL, APIKey: pc.APIKey, Model: pc.Model, Timeout: pc.Timeout,
-			MaxTokens: pc.MaxTokens, Temperature: pc.Temperature, MaxRetries: retries})
+			MaxTokens: pc.MaxTokens, Temperature: pc.Temperature, MaxRetries: retries, Observe: observe})
 	case "fake":
 		return fake.New(), nil
 	}

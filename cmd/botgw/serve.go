@@ -121,7 +121,8 @@ func build(ctx context.Context, cfg Config, tracer trace.Tracer, log *slog.Logge
 }
 
 func (gw *gateway) wire(ctx context.Context, cfg Config, tracer trace.Tracer, log *slog.Logger) error {
-	prov, ids, err := buildProvider(cfg.Provider, log)
+	met := gw.metrics()
+	prov, ids, err := buildProvider(cfg.Provider, met.ProviderAttempts, log)
 	if err != nil {
 		return err
 	}
@@ -137,8 +138,8 @@ func (gw *gateway) wire(ctx context.Context, cfg Config, tracer trace.Tracer, lo
 	if err != nil {
 		return err
 	}
+	gw.watchChannels(met)
 	trail := convo.NewAuditLog(gw.store.AuditStream())
-	met := gw.metrics()
 	gw.engine, err = convo.New(convo.Config{
 		SystemPrompt: cfg.SystemPrompt, StateTTL: cfg.State.TTL, TurnTimeout: turnTimeout(cfg.Provider),
 		Operators: cfg.Admin.Operators, AcceptProviders: ids, LeaseRenew: gw.store.LeaseTTL() / 3,
@@ -166,17 +167,28 @@ func (gw *gateway) wire(ctx context.Context, cfg Config, tracer trace.Tracer, lo
 	return nil
 }
 
-// metrics builds the Prometheus metrics: engine hooks, Redis errors and
-// the health of every channel that reports it.
+// metrics builds the Prometheus metrics and counts Redis errors.
 func (gw *gateway) metrics() *metrics.Metrics {
 	m := metrics.New()
 	gw.store.Client().AddHook(m.RedisHook())
+	m.WatchBacklog(func(ctx context.Context) (int, time.Duration, error) {
+		b, err := gw.store.Backlog(ctx)
+		return b.Due, b.Overdue, err
+	})
+	return m
+}
+
+// watchChannels exports the health of every channel that reports it and
+// counts the input each one reads but ignores.
+func (gw *gateway) watchChannels(m *metrics.Metrics) {
 	for _, ch := range gw.channels.all {
 		if h, ok := ch.(botgw.Health); ok {
 			m.WatchChannel(ch.Name(), h)
 		}
+		if c, ok := ch.(botgw.IgnoreCounter); ok {
+			c.CountIgnored(m.Ignored(ch.Name()))
+		}
 	}
-	return m
 }
 
 // checks are the readiness probes: Redis, and every channel that reports

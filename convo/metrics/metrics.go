@@ -6,8 +6,10 @@
 package metrics
 
 import (
+	"context"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -30,6 +32,8 @@ type Metrics struct {
 	stage       *prometheus.HistogramVec
 	deliveries  *prometheus.CounterVec
 	provErrors  *prometheus.CounterVec
+	provCalls   *prometheus.CounterVec
+	provRetries *prometheus.CounterVec
 	tokens      *prometheus.CounterVec
 	toolCalls   prometheus.Counter
 	compactions prometheus.Counter
@@ -47,13 +51,15 @@ var latencyBuckets = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1
 func New() *Metrics {
 	m := &Metrics{reg: prometheus.NewRegistry()}
 	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	m.inbound = m.counterVec("botgw_inbound_total", "Inbound messages offered to the store, by outcome (accepted, duplicate, error).", "channel", "outcome")
+	m.inbound = m.counterVec("botgw_inbound_total", "Inbound messages by channel and outcome: accepted, duplicate, error (not stored: the platform retries), ignored (read, not for the assistant), rejected (webhook refused: bad signature or body).", "channel", "outcome")
 	m.http = m.counterVec("botgw_http_requests_total", "HTTP requests by route pattern and status (401: rejected, 400: bad body).", "route", "status")
 	m.httpSeconds = m.histogramVec("botgw_http_request_duration_seconds", "Time to answer an HTTP request (a webhook's ack), by route pattern.", latencyBuckets, "route")
 	m.turns = m.counterVec("botgw_turns_total", "Finished turns by channel and outcome (ok, command, event, provider_error, conflict, commit_error).", "channel", "outcome")
 	m.stage = m.histogramVec("botgw_turn_stage_seconds", "Time spent in each stage of a turn: queue_wait, provider, commit, delivery, total.", latencyBuckets, "stage")
 	m.deliveries = m.counterVec("botgw_deliveries_total", "Reply delivery attempts by channel and result (ok, error).", "channel", "result")
 	m.provErrors = m.counterVec("botgw_provider_errors_total", "Turns whose provider call failed, by HTTP status (0: transport error or timeout).", "status")
+	m.provCalls = m.counterVec("botgw_provider_requests_total", "HTTP attempts to a model API, retries and calls a fallback covered included, by provider and status (0: transport error or timeout).", "provider", "status")
+	m.provRetries = m.counterVec("botgw_provider_retries_total", "Attempts that were the SDK's retries of a failed one (429, 5xx, timeouts), by provider.", "provider")
 	m.tokens = m.counterVec("botgw_tokens_total", "Provider-reported tokens, by direction (in, out).", "direction")
 	m.toolCalls = m.counter("botgw_tool_calls_total", "Tool calls run for the model.")
 	m.compactions = m.counter("botgw_compactions_total", "Turns whose history was compacted.")
@@ -113,6 +119,35 @@ func (m *Metrics) turn(s convo.TurnStats) {
 	}
 }
 
+// Ignored returns the counter of input channel read and did not pass on.
+func (m *Metrics) Ignored(channel string) func() {
+	c := m.inbound.WithLabelValues(channel, "ignored")
+	return c.Inc
+}
+
+// ProviderAttempts returns the observer of one provider's HTTP attempts;
+// provider is its id ("openai/gpt-4o-mini"), a handful of values at most.
+func (m *Metrics) ProviderAttempts(provider string) func(status int, retry bool) {
+	retries := m.provRetries.WithLabelValues(provider)
+	return func(status int, retry bool) {
+		m.provCalls.WithLabelValues(provider, strconv.Itoa(status)).Inc()
+		if retry {
+			retries.Inc()
+		}
+	}
+}
+
+// WatchBacklog exports, read at every scrape, the chats whose work is due
+// with no worker on it (botgw_work_due_chats, all replicas together) and
+// how long the most overdue has waited (botgw_work_overdue_seconds): the
+// age of pending input nobody is answering.
+func (m *Metrics) WatchBacklog(read func(ctx context.Context) (due int, overdue time.Duration, err error)) {
+	m.reg.MustRegister(backlog{read: read,
+		due:     prometheus.NewDesc("botgw_work_due_chats", "Chats with input or replies due and no worker on them, across all replicas.", nil, nil),
+		overdue: prometheus.NewDesc("botgw_work_overdue_seconds", "How long the most overdue chat has waited past its due time (0 when none).", nil, nil),
+	})
+}
+
 // ObserveHTTP counts one answered request. route is the route pattern
 // ("/webhooks/telegram", "/v1/admin/chats/:chat"), never the raw path.
 func (m *Metrics) ObserveHTTP(route string, status int, d time.Duration) {
@@ -120,6 +155,9 @@ func (m *Metrics) ObserveHTTP(route string, status int, d time.Duration) {
 		route = "unmatched"
 	}
 	m.http.WithLabelValues(route, strconv.Itoa(status)).Inc()
+	if ch, ok := strings.CutPrefix(route, "/webhooks/"); ok && (status == http.StatusUnauthorized || status == http.StatusBadRequest) {
+		m.inbound.WithLabelValues(ch, "rejected").Inc() // bad signature or body
+	}
 	m.httpSeconds.WithLabelValues(route).Observe(d.Seconds())
 }
 

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
@@ -78,4 +79,53 @@ func TestTurnHookSplitsOutcomesAndProviderStatus(t *testing.T) {
 		`botgw_state_bytes_bucket{le="1024"} 1`,
 		`botgw_state_dropped_total{reason="provider_changed"} 1`,
 		`botgw_leases_held{channel="telegram"} 1`)
+}
+
+func TestInboundCountsIgnoredAndRejectedInput(t *testing.T) {
+	m := New()
+	m.Ignored("telegram")()
+	m.Ignored("telegram")()
+	m.ObserveHTTP("/webhooks/slack", 401, time.Millisecond)
+	m.ObserveHTTP("/webhooks/telegram", 400, time.Millisecond)
+	m.ObserveHTTP("/webhooks/telegram", 200, time.Millisecond)
+	m.ObserveHTTP("/v1/admin/chats", 401, time.Millisecond) // not inbound
+	body := scrape(t, m)
+	wantLines(t, body,
+		`botgw_inbound_total{channel="telegram",outcome="ignored"} 2`,
+		`botgw_inbound_total{channel="slack",outcome="rejected"} 1`,
+		`botgw_inbound_total{channel="telegram",outcome="rejected"} 1`)
+	if strings.Contains(body, `channel="v1`) {
+		t.Error("an admin route was counted as inbound input")
+	}
+}
+
+func TestProviderAttemptsCountRetries(t *testing.T) {
+	m := New()
+	observe := m.ProviderAttempts("openai/gpt-4o-mini")
+	observe(429, false)
+	observe(0, true) // a timed-out retry
+	observe(200, true)
+	wantLines(t, scrape(t, m),
+		`botgw_provider_requests_total{provider="openai/gpt-4o-mini",status="429"} 1`,
+		`botgw_provider_requests_total{provider="openai/gpt-4o-mini",status="0"} 1`,
+		`botgw_provider_requests_total{provider="openai/gpt-4o-mini",status="200"} 1`,
+		`botgw_provider_retries_total{provider="openai/gpt-4o-mini"} 2`)
+}
+
+func TestBacklogIsReadAtScrape(t *testing.T) {
+	m := New()
+	due, fail := 0, false
+	m.WatchBacklog(func(context.Context) (int, time.Duration, error) {
+		if fail {
+			return 0, 0, errors.New("redis down")
+		}
+		return due, time.Duration(due) * 1500 * time.Millisecond, nil
+	})
+	wantLines(t, scrape(t, m), `botgw_work_due_chats 0`, `botgw_work_overdue_seconds 0`)
+	due = 3
+	wantLines(t, scrape(t, m), `botgw_work_due_chats 3`, `botgw_work_overdue_seconds 4.5`)
+	fail = true
+	if body := scrape(t, m); strings.Contains(body, "botgw_work_due_chats ") {
+		t.Error("a failed read still exported a (stale) backlog")
+	}
 }

@@ -49,6 +49,9 @@ type Config struct {
 	// backoff, honouring Retry-After. 0 means DefaultMaxRetries; negative
 	// disables retries.
 	MaxRetries int `yaml:"max_retries"`
+	// Observe, if set, hears of every HTTP attempt (metrics): its status,
+	// 0 for a transport error or timeout, and whether it was a retry.
+	Observe func(status int, retry bool) `yaml:"-"`
 }
 
 // Provider calls one model. It is safe for concurrent use.
@@ -88,7 +91,7 @@ func clientOptions(cfg Config) []option.RequestOption {
 	}
 	opts := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(),
-		option.WithHTTPClient(vendor.HTTPClient()),
+		option.WithHTTPClient(vendor.HTTPClient(cfg.Observe)),
 		option.WithMaxRetries(retries),
 		option.WithRequestTimeout(cfg.Timeout),
 	}

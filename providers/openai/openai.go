@@ -50,6 +50,9 @@ type Config struct {
 	// errors, 408, 409, 429, 5xx) with backoff and jitter, honouring
 	// Retry-After. 0 means DefaultMaxRetries; negative disables retries.
 	MaxRetries int `yaml:"max_retries"`
+	// Observe, if set, hears of every HTTP attempt (metrics): its status,
+	// 0 for a transport error or timeout, and whether it was a retry.
+	Observe func(status int, retry bool) `yaml:"-"`
 }
 
 // Provider calls one model. It is safe for concurrent use.
@@ -95,7 +98,7 @@ func clientOptions(cfg Config, base string) []option.RequestOption {
 		retries = 0
 	}
 	opts := []option.RequestOption{
-		option.WithHTTPClient(vendor.HTTPClient()),
+		option.WithHTTPClient(vendor.HTTPClient(cfg.Observe)),
 		option.WithBaseURL(base),
 		option.WithMaxRetries(retries),
 		option.WithRequestTimeout(cfg.Timeout),

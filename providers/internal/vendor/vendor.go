@@ -48,13 +48,40 @@ func RetryAfter(h http.Header) time.Duration {
 // new connection; HTTP/2 hosts multiplex over one anyway.
 const maxIdlePerHost = 64
 
+// Observer hears of every HTTP attempt to a model API: its status (0 for
+// a transport error or timeout) and whether it was one of the SDK's
+// retries. It runs inline and must be fast.
+type Observer func(status int, retry bool)
+
 // HTTPClient is the SDKs' HTTP client: net/http's default transport
 // (proxy from the environment, HTTP/2, dial and TLS timeouts) keeping up
-// to maxIdlePerHost idle connections per host. Request timeouts are the
-// SDKs' own (option.WithRequestTimeout).
-func HTTPClient() *http.Client {
+// to maxIdlePerHost idle connections per host, reporting each attempt to
+// observe when it is set. Request timeouts are the SDKs' own
+// (option.WithRequestTimeout).
+func HTTPClient(observe Observer) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = maxIdlePerHost
 	t.MaxIdleConns = 2 * maxIdlePerHost
-	return &http.Client{Transport: t}
+	if observe == nil {
+		return &http.Client{Transport: t}
+	}
+	return &http.Client{Transport: observed{next: t, observe: observe}}
+}
+
+// observed reports each round trip. Both SDKs number their attempts in
+// the X-Stainless-Retry-Count header ("0" for the first).
+type observed struct {
+	next    http.RoundTripper
+	observe Observer
+}
+
+func (o observed) RoundTrip(r *http.Request) (*http.Response, error) {
+	retry := r.Header.Get("X-Stainless-Retry-Count")
+	res, err := o.next.RoundTrip(r)
+	status := 0
+	if err == nil {
+		status = res.StatusCode
+	}
+	o.observe(status, retry != "" && retry != "0")
+	return res, err
 }
