@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -130,9 +131,13 @@ func statusText(env *envelope, size int, ttl time.Duration) string {
 	if ttl > 0 {
 		expiry = "expires after " + ttl.Round(time.Minute).String() + " idle"
 	}
-	s := fmt.Sprintf("Turns: %d · Messages kept: %d · Stored: %s · Tokens used: %d in / %d out (%d today) · Compactions: %d · Conversation %s",
+	compactions := strconv.Itoa(env.Compaction.Count)
+	if c := env.Compaction; c.Count > 0 {
+		compactions += fmt.Sprintf(" (last %s ago, %d → %d tokens)", time.Since(c.Last).Round(time.Second), c.TokensBefore, c.TokensAfter)
+	}
+	s := fmt.Sprintf("Turns: %d · Messages kept: %d · Stored: %s · Tokens used: %d in / %d out (%d today) · Compactions: %s · Conversation %s",
 		env.Turns, len(env.History), humanBytes(size), env.Usage.InputTokens, env.Usage.OutputTokens,
-		env.tokensToday(time.Now()), env.Compaction.Count, expiry)
+		env.tokensToday(time.Now()), compactions, expiry)
 	if n := len(env.Records); n > 0 {
 		s += " · Last turn: " + env.Records[n-1].summary()
 	}

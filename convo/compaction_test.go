@@ -54,6 +54,13 @@ func TestHundredTurnsStayWithinTheBudget(t *testing.T) {
 		t.Errorf("stored state grew to %d bytes", maxSize)
 	}
 	t.Logf("largest stored state over 100 turns: %d bytes (compressed); compactions: %d", maxSize, d.Compaction.Count)
+
+	r.say(t, testChat, "status", "/status")
+	status := r.ch.Wait(t, 101, 5*time.Second)[100].Text
+	want := fmt.Sprintf("Compactions: %d (last ", d.Compaction.Count)
+	if !strings.Contains(status, want) || !strings.Contains(status, fmt.Sprintf("%d → %d tokens", d.Compaction.TokensBefore, d.Compaction.TokensAfter)) {
+		t.Errorf("/status = %q, want the compaction count, time and tokens before → after", status)
+	}
 }
 
 func hasEvent(h []botgw.Message, text string) bool {
