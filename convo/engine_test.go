@@ -83,6 +83,29 @@ func TestProviderFailureApologisesAndKeepsTheMessage(t *testing.T) {
 	}
 }
 
+// TestTurnDeadlineApologisesAndKeepsTheMessage: a model that never answers
+// is cut off at the turn's deadline; the player gets the apology, and the
+// message is in the history the next turn sends.
+func TestTurnDeadlineApologisesAndKeepsTheMessage(t *testing.T) {
+	prov := fake.New()
+	st := openStore(t, false, fastStore)
+	r := newRig(t, st, prov, Config{Apology: "Sorry, try again.", TurnTimeout: 200 * time.Millisecond})
+	release := prov.Block()
+	r.say(t, testChat, "1", "are you there?")
+	if got := r.ch.Wait(t, 1, 5*time.Second)[0].Text; got != "Sorry, try again." {
+		t.Fatalf("reply = %q, want the apology once the deadline passed", got)
+	}
+	release()
+	r.say(t, testChat, "2", "hello?")
+	r.ch.Wait(t, 2, 5*time.Second)
+	if got := userTexts(prov.Requests()[1].Messages); !slices.Equal(got, []string{"are you there?", "hello?"}) {
+		t.Errorf("second request's user messages = %q: the timed-out turn's message was lost", got)
+	}
+	if !strings.Contains(r.logs.String(), "deadline") {
+		t.Errorf("the log does not say the turn hit its deadline:\n%s", r.logs)
+	}
+}
+
 func TestUnreadableStateStartsFresh(t *testing.T) {
 	other, _ := encode(&envelope{V: formatVersion, Provider: "openai/gpt-4o"})
 	future, _ := encode(&envelope{V: formatVersion + 1})

@@ -233,10 +233,15 @@ func TestFallbackAnswersAndTheStateFollowsBackToThePrimary(t *testing.T) {
 	pc := openAIAt(primary, 0)
 	fb := anthropicAt(secondary, 0)
 	pc.Fallback = &fb
-	base := startGateway(t, llmConfig(pc))
+	cfg := llmConfig(pc)
+	cfg.Admin.Token = opsToken
+	base := startGateway(t, cfg)
 
 	if got := chat(t, base, "web:p6", "hi"); got != "Claude here." {
 		t.Fatalf("reply with the primary down = %q, want the fallback's", got)
+	}
+	if v := showChat(t, base, "web:p6"); v.Provider != "anthropic/claude-haiku-4-5" {
+		t.Errorf("state locked to %q after the fallback answered, want anthropic/claude-haiku-4-5", v.Provider)
 	}
 	var fbReq anRequest
 	secondary.decode(t, 0, &fbReq)
@@ -252,6 +257,9 @@ func TestFallbackAnswersAndTheStateFollowsBackToThePrimary(t *testing.T) {
 	want := []string{"user:hi", "assistant:Claude here.", "user:and now?"}
 	if got := oaShape(req); !slices.Equal(got[1:], want) {
 		t.Errorf("primary's request after the fail-over = %q, want the history kept %q", got[1:], want)
+	}
+	if v := showChat(t, base, "web:p6"); v.Provider != "openai/gpt-4o-mini" {
+		t.Errorf("state locked to %q once the primary answered again, want openai/gpt-4o-mini", v.Provider)
 	}
 }
 
