@@ -69,6 +69,14 @@ func (s *Store) Once(ctx context.Context, name string, ttl time.Duration) (bool,
 	return ok, nil
 }
 
+// Forget removes a name Once recorded, so the same name is new again.
+func (s *Store) Forget(ctx context.Context, name string) error {
+	if err := s.c.Del(ctx, s.onceKey(name)).Err(); err != nil {
+		return fmt.Errorf("forget once %s: %w", name, err)
+	}
+	return nil
+}
+
 // List pages through chats with state using SCAN with COUNT n, so a page may
 // hold more or fewer than n chats and, as SCAN goes, a chat may show up
 // twice. The cursor is SCAN's; on a cluster it is "<master>-<cursor>", the

@@ -32,15 +32,20 @@ const (
 	sigWindow     = 5 * time.Minute
 )
 
-// Once records a name for ttl and reports whether it was new (replay
-// protection for signed requests).
-type Once func(ctx context.Context, name string, ttl time.Duration) (bool, error)
+// Nonces remember used signatures (replay protection), in Redis so the
+// protection holds across replicas and restarts.
+type Nonces interface {
+	// Once records name for ttl and reports whether it was new.
+	Once(ctx context.Context, name string, ttl time.Duration) (bool, error)
+	// Forget removes name, so a request that stored nothing can be retried.
+	Forget(ctx context.Context, name string) error
+}
 
 // Events serves POST /v1/events: app events into a chat's context.
 type Events struct {
 	secret   []byte
 	deliver  botgw.Deliver
-	once     Once
+	nonces   Nonces
 	channels []string // configured channel names; others are 404
 	log      *slog.Logger
 	now      func() time.Time
@@ -48,8 +53,8 @@ type Events struct {
 
 // NewEvents builds the events endpoint. channels are the configured channel
 // names; an event for any other channel is refused with 404.
-func NewEvents(secret string, deliver botgw.Deliver, once Once, channels []string, log *slog.Logger) *Events {
-	return &Events{secret: []byte(secret), deliver: deliver, once: once, channels: channels, log: log, now: time.Now}
+func NewEvents(secret string, deliver botgw.Deliver, nonces Nonces, channels []string, log *slog.Logger) *Events {
+	return &Events{secret: []byte(secret), deliver: deliver, nonces: nonces, channels: channels, log: log, now: time.Now}
 }
 
 // eventIn is one event as posted.
@@ -69,7 +74,8 @@ func (ev *Events) post(c echo.Context) error {
 	if err != nil {
 		return c.JSON(http.StatusRequestEntityTooLarge, map[string]string{"error": "body: larger than 64 KiB"})
 	}
-	if err := ev.authenticate(r.Context(), r.Header, body); err != nil {
+	nonce, err := ev.authenticate(r.Header, body)
+	if err != nil {
 		ev.log.Warn("event refused", "err", err)
 		return c.JSON(http.StatusUnauthorized, map[string]string{"error": err.Error()})
 	}
@@ -77,9 +83,23 @@ func (ev *Events) post(c echo.Context) error {
 	if err != nil {
 		return c.JSON(status, map[string]string{"error": err.Error()})
 	}
+	if nonce != "" { // a signed request: only once, checked after the body is valid
+		fresh, err := ev.nonces.Once(r.Context(), nonce, 2*sigWindow)
+		switch {
+		case err != nil:
+			ev.log.Warn("event replay check failed", "err", err)
+			return c.JSON(http.StatusServiceUnavailable, map[string]string{"error": "could not check the signature for replay; retry"})
+		case !fresh:
+			ev.log.Warn("event refused", "err", "signature replayed")
+			return c.JSON(http.StatusUnauthorized, map[string]string{"error": "x-botgw-signature: already used (replay)"})
+		}
+	}
 	for _, m := range in {
 		if err := ev.deliver(r.Context(), m); err != nil {
 			ev.log.Warn("event not stored", "chat", m.Chat, "err", err)
+			if nonce != "" { // the client is told to retry: let the same signed request in again
+				_ = ev.nonces.Forget(context.WithoutCancel(r.Context()), nonce)
+			}
 			return c.JSON(http.StatusServiceUnavailable, map[string]string{"error": "could not store the event; retry (ids make retries safe)"})
 		}
 	}
@@ -87,36 +107,30 @@ func (ev *Events) post(c echo.Context) error {
 }
 
 // authenticate accepts a Bearer secret or an HMAC signature of
-// "<timestamp>.<body>" within the window, each signature only once.
-func (ev *Events) authenticate(ctx context.Context, h http.Header, body []byte) error {
+// "<timestamp>.<body>" within the window. For a signature it returns the
+// nonce the caller must claim once, after the body proved valid.
+func (ev *Events) authenticate(h http.Header, body []byte) (nonce string, err error) {
 	if len(ev.secret) == 0 {
-		return errors.New("events.secret is not configured: the events endpoint is off")
+		return "", errors.New("events.secret is not configured: the events endpoint is off")
 	}
 	if tok, ok := strings.CutPrefix(h.Get("Authorization"), "Bearer "); ok {
 		if subtle.ConstantTimeCompare([]byte(tok), ev.secret) == 1 {
-			return nil
+			return "", nil
 		}
-		return errors.New("authorization: wrong bearer token")
+		return "", errors.New("authorization: wrong bearer token")
 	}
 	ts, sig := h.Get("X-Botgw-Timestamp"), h.Get("X-Botgw-Signature")
 	if ts == "" || sig == "" {
-		return errors.New("authorization: missing (Bearer token, or X-Botgw-Timestamp and X-Botgw-Signature)")
+		return "", errors.New("authorization: missing (Bearer token, or X-Botgw-Timestamp and X-Botgw-Signature)")
 	}
 	sec, err := strconv.ParseInt(ts, 10, 64)
 	if err != nil || ev.now().Sub(time.Unix(sec, 0)).Abs() > sigWindow {
-		return errors.New("x-botgw-timestamp: missing, malformed or outside the 5-minute window")
+		return "", errors.New("x-botgw-timestamp: missing, malformed or outside the 5-minute window")
 	}
 	if !hmac.Equal([]byte(sig), []byte(Sign(ev.secret, ts, body))) {
-		return errors.New("x-botgw-signature: does not match")
+		return "", errors.New("x-botgw-signature: does not match")
 	}
-	fresh, err := ev.once(ctx, "evsig:"+sig, 2*sigWindow)
-	if err != nil {
-		return fmt.Errorf("replay check: %w", err)
-	}
-	if !fresh {
-		return errors.New("x-botgw-signature: already used (replay)")
-	}
-	return nil
+	return "evsig:" + sig, nil
 }
 
 // Sign computes the X-Botgw-Signature value for a timestamp and body.

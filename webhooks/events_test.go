@@ -2,6 +2,7 @@ package webhooks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -18,13 +19,18 @@ import (
 
 // recorder is a botgw.Deliver that keeps what it was given.
 type recorder struct {
-	mu  sync.Mutex
-	got []botgw.Inbound
+	mu   sync.Mutex
+	got  []botgw.Inbound
+	fail int // the next fail deliveries fail, as with Redis down
 }
 
 func (r *recorder) deliver(_ context.Context, in botgw.Inbound) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.fail > 0 {
+		r.fail--
+		return errors.New("redis: connection refused")
+	}
 	r.got = append(r.got, in)
 	return nil
 }
@@ -45,7 +51,7 @@ func eventsServer(t *testing.T) (*recorder, http.Handler) {
 	}
 	t.Cleanup(func() { st.Close() })
 	rec := &recorder{}
-	ev := NewEvents(secret, rec.deliver, st.Once, []string{"whatsapp", "web"}, slog.New(slog.DiscardHandler))
+	ev := NewEvents(secret, rec.deliver, st, []string{"whatsapp", "web"}, slog.New(slog.DiscardHandler))
 	return rec, New(Deps{Deliver: rec.deliver, Events: ev}).Handler()
 }
 
@@ -121,6 +127,41 @@ func TestEventsSignature(t *testing.T) {
 	in := rec.got[0]
 	if in.Kind != botgw.KindEvent || in.ID != "evt:evt-9" || in.Event.Text != "signed" {
 		t.Errorf("stored %+v", in)
+	}
+}
+
+// TestSignedEventRetriedAfterAFailureIsAccepted: a signed request that
+// stored nothing (503) or was malformed (400) has not used its signature,
+// so the backend's retry of the same request is not refused as a replay.
+func TestSignedEventRetriedAfterAFailureIsAccepted(t *testing.T) {
+	rec, h := eventsServer(t)
+	sign := func(body string) map[string]string {
+		ts := strconv.FormatInt(time.Now().Unix(), 10)
+		return map[string]string{"X-Botgw-Timestamp": ts, "X-Botgw-Signature": Sign([]byte(secret), ts, []byte(body))}
+	}
+	bad := `{"chat":"web:a"}`
+	badSig := sign(bad)
+	for range 2 {
+		if w := post(h, bad, badSig); w.Code != 400 || !strings.Contains(w.Body.String(), "text") {
+			t.Errorf("signed body without text: %d %s, want 400 naming text both times", w.Code, w.Body)
+		}
+	}
+	body := `{"chat":"web:a","text":"you reached the theatre"}`
+	hdr := sign(body)
+	rec.mu.Lock()
+	rec.fail = 1
+	rec.mu.Unlock()
+	if w := post(h, body, hdr); w.Code != 503 {
+		t.Fatalf("signed event while the store fails: %d %s, want 503", w.Code, w.Body)
+	}
+	if w := post(h, body, hdr); w.Code != 202 {
+		t.Fatalf("retry of the same signed request: %d %s, want 202", w.Code, w.Body)
+	}
+	if w := post(h, body, hdr); w.Code != 401 {
+		t.Errorf("third copy after it was stored: %d, want 401 (replay)", w.Code)
+	}
+	if rec.count() != 1 {
+		t.Errorf("stored %d events, want 1", rec.count())
 	}
 }
 

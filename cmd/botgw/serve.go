@@ -154,7 +154,7 @@ func (gw *gateway) wire(ctx context.Context, cfg Config, tracer trace.Tracer, lo
 	op := &convo.Operator{Store: gw.store, Trail: trail, StateTTL: cfg.State.TTL, Log: log}
 	gw.server = webhooks.New(webhooks.Deps{
 		Deliver: gw.engine.Handle, Channels: gw.channels.all, Checks: gw.checks(),
-		Events:  webhooks.NewEvents(cfg.Events.Secret, gw.engine.Handle, gw.store.Once, cfg.Channels.names(), log),
+		Events:  webhooks.NewEvents(cfg.Events.Secret, gw.engine.Handle, gw.store, cfg.Channels.names(), log),
 		Admin:   webhooks.NewAdmin(cfg.Admin.Token, op, log).WithChannels(gw.channels.all),
 		Metrics: met.Handler(), Observe: met.ObserveHTTP,
 		Log: log,
