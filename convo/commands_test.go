@@ -77,6 +77,37 @@ func TestResetStartsAFreshConversation(t *testing.T) {
 	}
 }
 
+// TestStatusOfAnotherChatIsForOperators: /status <chat-key> shows another
+// chat's numbers to an operator and only a refusal to a player.
+func TestStatusOfAnotherChatIsForOperators(t *testing.T) {
+	st := openStore(t, false, fastStore)
+	other := botgw.ChatKey{Channel: "test", ID: "player2"}
+	r := newRig(t, st, fake.New(), Config{Operators: map[string][]string{"test": {"op1"}}})
+	r.say(t, other, "o1", "hello")
+	r.ch.Wait(t, 1, 5*time.Second)
+
+	r.say(t, testChat, "1", "/status test:player2")
+	if got := r.ch.Wait(t, 2, 5*time.Second)[1].Text; !strings.Contains(got, "only operators") || strings.Contains(got, "Turns:") {
+		t.Errorf("player's /status of another chat = %q, want a polite refusal and no numbers", got)
+	}
+	op := botgw.Inbound{Chat: botgw.ChatKey{Channel: "test", ID: "ops"}, ID: "op-1", UserID: "op1", Text: "/status test:player2"}
+	if err := r.eng.Handle(context.Background(), op); err != nil {
+		t.Fatal(err)
+	}
+	got := r.ch.Wait(t, 3, 5*time.Second)[2].Text
+	for _, want := range []string{"test:player2: ", "Turns: 1", "Messages kept: 2", "Stored: ", "expires after"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("operator's /status test:player2 = %q, want it to contain %q", got, want)
+		}
+	}
+	if err := r.eng.Handle(context.Background(), botgw.Inbound{Chat: op.Chat, ID: "op-2", UserID: "op1", Text: "/status test:nobody"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.ch.Wait(t, 4, 5*time.Second)[3].Text; !strings.Contains(got, "No conversation found for test:nobody") {
+		t.Errorf("operator's /status of an unknown chat = %q", got)
+	}
+}
+
 func event(k botgw.ChatKey, id, key, text string, respond bool) botgw.Inbound {
 	return botgw.Inbound{Chat: k, Kind: botgw.KindEvent, ID: "evt:" + id,
 		Event: &botgw.Event{ID: id, Key: key, Text: text, Respond: respond}}
