@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -264,4 +265,37 @@ func status(url string) int {
 	}
 	res.Body.Close()
 	return res.StatusCode
+}
+
+// TestFaultSIGTERMFinishesTheTurnInFlight: a replica told to stop while
+// the model is still answering waits for the answer, delivers the reply,
+// and only then exits (cleanly, well within its bounded wait).
+func TestFaultSIGTERMFinishesTheTurnInFlight(t *testing.T) {
+	sc := newScenario(t, sharedRedis(t), 1)
+	a := sc.replicas[0]
+	sc.llm.hold("sk-a")
+	const player = 7001
+	deliver(t, sc.replicas, 0, tgText(player, 1, "are you still there?"))
+	waitUntil(t, 10*time.Second, func() bool { return sc.llm.callsBy("sk-a") == 1 })
+	if err := a.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // shutting down, turn still waiting for the model
+	select {
+	case <-a.done:
+		t.Fatal("the replica exited with a turn in flight")
+	default:
+	}
+	sc.llm.releaseAll()
+	select {
+	case <-a.done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the replica did not exit within 30s of SIGTERM")
+	}
+	if code := a.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("exit code %d after SIGTERM, want 0", code)
+	}
+	if n := sentTo(sc.api, player); n != 1 {
+		t.Errorf("the player got %d replies, want the in-flight turn's one", n)
+	}
 }
