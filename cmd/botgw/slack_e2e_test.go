@@ -66,25 +66,9 @@ channels:
     signing_secret: e2e-signing-secret
     api_url: %s/api/
 `, srv.URL))
-	raw, err := os.ReadFile("../../channels/slack/testdata/dm_message.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := readSlackSample(t, "dm_message")
 	post := func(secret string, at time.Time, retry string) int {
-		ts, sig := slackSign(secret, string(raw), at)
-		req, _ := http.NewRequest(http.MethodPost, base+"/webhooks/slack/events", strings.NewReader(string(raw)))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("X-Slack-Request-Timestamp", ts)
-		req.Header.Set("X-Slack-Signature", sig)
-		if retry != "" {
-			req.Header.Set("X-Slack-Retry-Num", retry)
-		}
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Body.Close()
-		return res.StatusCode
+		return postSlack(t, base, raw, secret, at, retry)
 	}
 	if code := post("wrong-secret", time.Now(), ""); code != http.StatusUnauthorized {
 		t.Errorf("bad signature: %d, want 401", code)
@@ -107,4 +91,51 @@ channels:
 	if posts[0].Get("channel") != "D024BE91L" || !strings.Contains(posts[0].Get("text"), "Harrogate Theatre") {
 		t.Errorf("chat.postMessage = %v", posts[0])
 	}
+
+	// A mention in a channel starts a conversation of its own, answered in
+	// its thread; the follow-up in that thread continues it (the demo
+	// provider counts the user's messages it was sent).
+	const thread = "1700000100.000200"
+	for i, sample := range []string{"app_mention", "thread_mention"} {
+		if code := postSlack(t, base, readSlackSample(t, sample), "e2e-signing-secret", time.Now(), ""); code != http.StatusOK {
+			t.Fatalf("%s: %d, want 200", sample, code)
+		}
+		waitUntil(t, 10*time.Second, func() bool { return len(api.messages()) == 2+i })
+	}
+	posts = api.messages()
+	mention, follow := posts[1], posts[2]
+	if mention.Get("channel") != "C0LAN2Q65" || mention.Get("thread_ts") != thread || !strings.Contains(mention.Get("text"), "first message in this conversation") {
+		t.Errorf("answer to the channel mention = %v, want a first message answered in thread %s (not the DM's conversation)", mention, thread)
+	}
+	if follow.Get("thread_ts") != thread || !strings.Contains(follow.Get("text"), "2 messages from you so far") || !strings.Contains(follow.Get("text"), "coffee") {
+		t.Errorf("answer to the thread follow-up = %v, want the thread's conversation continued (2 messages, first about coffee)", follow)
+	}
+}
+
+func readSlackSample(t *testing.T, name string) string {
+	t.Helper()
+	raw, err := os.ReadFile("../../channels/slack/testdata/" + name + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw)
+}
+
+// postSlack posts a signed Events API request and returns the status.
+func postSlack(t *testing.T, base, body, secret string, at time.Time, retry string) int {
+	t.Helper()
+	ts, sig := slackSign(secret, body, at)
+	req, _ := http.NewRequest(http.MethodPost, base+"/webhooks/slack/events", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Slack-Request-Timestamp", ts)
+	req.Header.Set("X-Slack-Signature", sig)
+	if retry != "" {
+		req.Header.Set("X-Slack-Retry-Num", retry)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	return res.StatusCode
 }
