@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/channels/markup"
 )
 
 var threadChat = botgw.ChatKey{Channel: "slack", ID: "C0LAN2Q65/1700000100.000200"}
@@ -36,7 +37,7 @@ func TestSendSplitsLongRepliesInOrder(t *testing.T) {
 	next := 1
 	for i, p := range posts {
 		text := p.Form.Get("text")
-		if n := utf8.RuneCountInString(text); n > maxRunes {
+		if n := utf8.RuneCountInString(text); n > markup.Slack.Limit {
 			t.Errorf("part %d has %d characters", i, n)
 		}
 		if p.Form.Get("thread_ts") != "1700000100.000200" {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/channels/markup"
 )
 
 // longReply is a ~9,000-character Markdown reply with a Go code block.
@@ -24,69 +25,6 @@ func longReply() (text, code string) {
 		b.WriteString(strings.Repeat("Keep your tickets, they are worth points later on. ", 3) + "\n\n")
 	}
 	return b.String(), code
-}
-
-func TestSendLongReplyInThreeValidParts(t *testing.T) {
-	ta := newTestAdapter(t, Config{}, "")
-	text, code := longReply()
-	if n := len([]rune(text)); n < 9000 || n > 9300 {
-		t.Fatalf("test reply has %d characters, want about 9,000", n)
-	}
-	if err := ta.ch.Send(t.Context(), botgw.Outbound{Chat: botgw.ChatKey{Channel: Name, ID: "123456789"}, ID: "r1", Text: text}); err != nil {
-		t.Fatalf("Send: %v", err)
-	}
-	sent := ta.api.callsTo("sendMessage")
-	if len(sent) != 3 {
-		t.Fatalf("%d sendMessage calls, want 3", len(sent))
-	}
-	chunks := render(text)
-	var src strings.Builder
-	wantBlock, _ := toHTML(code, fence{})
-	blocks := 0
-	for i, c := range sent {
-		p := c.params
-		if p["text"] != chunks[i].html || p["parse_mode"] != "HTML" || p["chat_id"] != "123456789" {
-			t.Errorf("part %d out of order or not HTML: %.80q", i, p["text"])
-		}
-		if n := utf16Len(p["text"]); n > maxMessage {
-			t.Errorf("part %d has %d characters, over Telegram's %d", i, n, maxMessage)
-		}
-		checkTelegramHTML(t, p["text"])
-		blocks += strings.Count(p["text"], strings.TrimSuffix(wantBlock, "\n"))
-		src.WriteString(chunks[i].src)
-	}
-	if blocks != 1 {
-		t.Errorf("code block intact in %d parts, want 1", blocks)
-	}
-	if src.String() != text {
-		t.Error("the parts' Markdown does not concatenate to the reply")
-	}
-}
-
-func TestRenderKeepsEveryPartValid(t *testing.T) {
-	tests := map[string]string{
-		"code block longer than a message": "Intro\n\n```sh\n" + strings.Repeat("echo \"<tag> & more\"\n", 600) + "```\n\nOutro",
-		"escaping grows the text":          strings.Repeat("a<b>&c ", 2000),
-		"emoji count twice in UTF-16":      strings.Repeat("🎭🎟️ ", 3000),
-	}
-	for name, text := range tests {
-		t.Run(name, func(t *testing.T) {
-			var src strings.Builder
-			for _, c := range render(text) {
-				if n := utf16Len(c.html); n > maxMessage {
-					t.Errorf("part has %d characters, over %d", n, maxMessage)
-				}
-				if n := utf16Len(c.src); n > maxMessage {
-					t.Errorf("plain-text fallback has %d characters, over %d", n, maxMessage)
-				}
-				checkTelegramHTML(t, c.html)
-				src.WriteString(c.src)
-			}
-			if src.String() != text {
-				t.Error("parts do not concatenate to the original")
-			}
-		})
-	}
 }
 
 func TestSendWaitsOutRateLimit(t *testing.T) {
@@ -124,8 +62,8 @@ func TestSendResendsPlainTextWhenEntitiesAreRejected(t *testing.T) {
 	if len(sent) != 2 {
 		t.Fatalf("%d sendMessage calls, want 2", len(sent))
 	}
-	if p := sent[1].params; p["text"] != text || p["parse_mode"] != "" {
-		t.Errorf("resend params = %v, want the Markdown as plain text", p)
+	if p := sent[1].params; p["text"] != "Go to the theatre now" || p["parse_mode"] != "" {
+		t.Errorf("resend params = %v, want the reply as plain text", p)
 	}
 }
 
@@ -220,13 +158,21 @@ func TestSendRetryResumesAfterSentParts(t *testing.T) {
 		t.Fatalf("retry: %v", err)
 	}
 	sent := ta.api.callsTo("sendMessage")
-	chunks := render(text)
-	if len(sent) != 4 {
-		t.Fatalf("%d sendMessage calls, want 4 (part 1, failed part 2, parts 2 and 3)", len(sent))
+	chunks := markup.Telegram.Render(text)
+	if len(chunks) < 2 || len(sent) != len(chunks)+1 {
+		t.Fatalf("%d sendMessage calls for %d parts, want part 1, the failed part 2, then parts 2 on", len(sent), len(chunks))
 	}
-	for i, want := range []int{0, 1, 1, 2} {
-		if sent[i].params["text"] != chunks[want].html {
+	for i, want := range append([]int{0}, slicesUpTo(1, len(chunks))...) {
+		if sent[i].params["text"] != chunks[want] {
 			t.Errorf("call %d did not send part %d", i+1, want+1)
 		}
 	}
+}
+
+func slicesUpTo(from, to int) []int {
+	var out []int
+	for i := from; i < to; i++ {
+		out = append(out, i)
+	}
+	return out
 }

@@ -11,10 +11,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/channels/markup"
 )
 
 // Name is the channel name in chat keys: web:<session>.
@@ -54,9 +56,11 @@ func New(cfg Config, log *slog.Logger) *Adapter {
 
 func (a *Adapter) Name() string { return Name }
 
-// Send hands the reply to every request waiting on the chat, or keeps it for
-// the page to poll. It never blocks.
+// Send hands the reply, as plain text (the page shows no markup), to every
+// request waiting on the chat, or keeps it for the page to poll. It never
+// blocks.
 func (a *Adapter) Send(_ context.Context, m botgw.Outbound) error {
+	m.Text = strings.Join(markup.Plain.Render(m.Text), "\n\n")
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if ws := a.waiters[m.Chat]; len(ws) > 0 {

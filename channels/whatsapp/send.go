@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"unicode/utf8"
 
 	"go.mau.fi/whatsmeow"
 	"go.mau.fi/whatsmeow/proto/waE2E"
@@ -12,12 +11,8 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/botgw/botgw"
-	"github.com/botgw/botgw/channels"
+	"github.com/botgw/botgw/channels/markup"
 )
-
-// partLimit is the longest message part, in runes. WhatsApp accepts far
-// more, but shorter messages read better on a phone.
-const partLimit = 4000
 
 // Send delivers a reply, converted to WhatsApp formatting and split on
 // paragraph boundaries, in order. Each part is retried with backoff; a
@@ -34,7 +29,7 @@ func (a *Adapter) Send(ctx context.Context, m botgw.Outbound) error {
 	if cli == nil {
 		return &botgw.PlatformError{Channel: Name, Err: fmt.Errorf("not connected to WhatsApp on this replica (%s)", a.state.get().State)}
 	}
-	parts := parts(m.Text)
+	parts := markup.WhatsApp.Render(m.Text)
 	for i := a.progress.Sent(m.ID); i < len(parts); i++ {
 		msg := &waE2E.Message{Conversation: proto.String(parts[i])}
 		if perm, err := a.sendPart(ctx, cli, to, msg); err != nil {
@@ -45,21 +40,6 @@ func (a *Adapter) Send(ctx context.Context, m botgw.Outbound) error {
 	}
 	a.progress.Record(m.ID, 0)
 	return nil
-}
-
-// parts splits text at partLimit and converts each part; a part that grew
-// past the limit in conversion is split again.
-func parts(text string) []string {
-	var out []string
-	for _, p := range channels.Split(text, partLimit) {
-		c := Format(p)
-		if utf8.RuneCountInString(c) > partLimit {
-			out = append(out, channels.Split(c, partLimit)...)
-			continue
-		}
-		out = append(out, c)
-	}
-	return out
 }
 
 // sendPart sends one message, retrying transient failures with backoff;

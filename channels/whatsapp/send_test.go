@@ -13,6 +13,7 @@ import (
 	"go.mau.fi/whatsmeow/types"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/channels/markup"
 )
 
 func reply(chat, text string) botgw.Outbound {
@@ -42,8 +43,8 @@ func TestSendConvertsAndSplitsInOrder(t *testing.T) {
 		}
 	}
 	for _, s := range sent {
-		if n := utf8.RuneCountInString(s); n > partLimit {
-			t.Errorf("part of %d runes, want at most %d", n, partLimit)
+		if n := utf8.RuneCountInString(s); n > markup.WhatsApp.Limit {
+			t.Errorf("part of %d runes, want at most %d", n, markup.WhatsApp.Limit)
 		}
 		if strings.Contains(s, "**") {
 			t.Errorf("Markdown bold left in %q", s[:40])
@@ -172,7 +173,7 @@ func TestRetriedSendResumesAfterTheSentParts(t *testing.T) {
 		paras = append(paras, fmt.Sprintf("Stop %d: %s", i, strings.Repeat("walk on ", 40)))
 	}
 	m := reply("447700900123@s.whatsapp.net", strings.Join(paras, "\n\n"))
-	want := parts(m.Text)
+	want := markup.WhatsApp.Render(m.Text)
 	if len(want) < 3 {
 		t.Fatalf("reply split into %d parts, want at least 3", len(want))
 	}
