@@ -20,6 +20,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/channels/markup"
 )
 
 const (
@@ -53,6 +54,9 @@ type fakeAPI struct {
 	updates  []json.RawMessage  // pending getUpdates results, oldest first
 	changed  chan struct{}      // closed and replaced on every call or push
 	nextID   int
+	accepted []string // text of every message sendMessage took, in order
+	failWith *reply   // refuse sendMessage with this after failAfter more accepted
+	failAfter int
 }
 
 func newFakeAPI(t *testing.T) *fakeAPI {
@@ -70,6 +74,10 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	params := f.parseParams(r)
 	f.record(apiCall{method: method, params: params})
+	if rep, ok := f.refusal(method); ok {
+		writeJSON(w, rep)
+		return
+	}
 	if rep, ok := f.nextScripted(method); ok {
 		writeJSON(w, rep)
 		return
@@ -149,6 +157,10 @@ func (f *fakeAPI) answer(method string, p map[string]string) reply {
 	case "deleteWebhook":
 		return reply{200, `{"ok":true,"result":true,"description":"Webhook is already deleted"}`}
 	case "sendMessage":
+		if n := sentLength(p); n > 4096 {
+			return reply{400, `{"ok":false,"error_code":400,"description":"Bad Request: message is too long"}`}
+		}
+		f.accepted = append(f.accepted, p["text"])
 		f.nextID++
 		msg, _ := json.Marshal(map[string]any{"message_id": f.nextID, "date": time.Now().Unix(), "text": p["text"],
 			"from": map[string]any{"id": 7000000001, "is_bot": true, "first_name": "Botgw Test", "username": testBot},
@@ -191,6 +203,28 @@ func (f *fakeAPI) serveUpdates(w http.ResponseWriter, r *http.Request, p map[str
 			return
 		}
 	}
+}
+
+// refusal is the scripted failure of a sendMessage call, if it is due.
+func (f *fakeAPI) refusal(method string) (reply, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if method != "sendMessage" || f.failWith == nil || f.failAfter > 0 {
+		if method == "sendMessage" && f.failAfter > 0 {
+			f.failAfter--
+		}
+		return reply{}, false
+	}
+	return *f.failWith, true
+}
+
+// sentLength is a message's length as Telegram counts it: UTF-16 code
+// units of the text after entity parsing.
+func sentLength(p map[string]string) int {
+	if p["parse_mode"] == "HTML" {
+		return markup.UTF16Len(markup.TelegramText(p["text"]))
+	}
+	return markup.UTF16Len(p["text"])
 }
 
 func (f *fakeAPI) script(method string, replies ...reply) {

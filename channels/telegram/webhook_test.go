@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/botgw/botgw"
@@ -32,42 +31,6 @@ func webhookOf(t *testing.T, ta *testAdapter, rec *recorder) http.Handler {
 		t.Fatal("webhook mode channel is not a botgw.WebhookReceiver")
 	}
 	return wr.WebhookHandler(rec.deliver)
-}
-
-func TestWebhookPrivateTurn(t *testing.T) {
-	ta := newTestAdapter(t, Config{}, "")
-	rec := &recorder{}
-	w := post(t, webhookOf(t, ta, rec), testSecret, readSample(t, "private_text.json"))
-	if w.Code != http.StatusOK {
-		t.Fatalf("status %d, want 200", w.Code)
-	}
-	stored, _ := rec.snapshot()
-	if len(stored) != 1 {
-		t.Fatalf("stored %d inbound, want 1", len(stored))
-	}
-	in := stored[0]
-	if in.Chat.String() != "telegram:123456789" || in.ID != "1337" || in.UserID != "123456789" ||
-		in.Kind != botgw.KindText || in.Text != "Where is the next clue?" || in.UserName != "ada_l" {
-		t.Errorf("inbound = %+v", in)
-	}
-	if in.At.Unix() != 1732270000 {
-		t.Errorf("At = %v, want the message date", in.At)
-	}
-}
-
-func TestWebhookDuplicateUpdateStoredOnce(t *testing.T) {
-	ta := newTestAdapter(t, Config{}, "")
-	rec := &recorder{}
-	h := webhookOf(t, ta, rec)
-	for range 2 {
-		if w := post(t, h, testSecret, readSample(t, "private_text.json")); w.Code != http.StatusOK {
-			t.Fatalf("status %d, want 200", w.Code)
-		}
-	}
-	stored, calls := rec.snapshot()
-	if calls != 2 || len(stored) != 1 {
-		t.Errorf("deliver called %d times and stored %d messages; want 2 calls with the same ID, 1 stored", calls, len(stored))
-	}
 }
 
 func TestWebhookRejectsWrongSecret(t *testing.T) {
@@ -166,23 +129,3 @@ func TestWebhookForumTopic(t *testing.T) {
 	}
 }
 
-// TestWebhookCountsIgnoredUpdates: chatter the bot does not answer is
-// acknowledged, not stored, and counted for the operator's metrics.
-func TestWebhookCountsIgnoredUpdates(t *testing.T) {
-	ta := newTestAdapter(t, Config{}, "")
-	var ignored atomic.Int32
-	ta.ch.(botgw.IgnoreCounter).CountIgnored(func() { ignored.Add(1) })
-	rec := &recorder{}
-	h := webhookOf(t, ta, rec)
-	for _, sample := range []string{"group_no_mention.json", "group_from_bot.json", "edited_message.json", "private_text.json"} {
-		if w := post(t, h, testSecret, readSample(t, sample)); w.Code != http.StatusOK {
-			t.Fatalf("%s: status %d, want 200", sample, w.Code)
-		}
-	}
-	if n := ignored.Load(); n != 3 {
-		t.Errorf("counted %d ignored updates, want 3 (no mention, from a bot, an edit)", n)
-	}
-	if stored, _ := rec.snapshot(); len(stored) != 1 {
-		t.Errorf("stored %d messages, want only the private text", len(stored))
-	}
-}
