@@ -48,14 +48,14 @@ type fakeAPI struct {
 	t   *testing.T
 	srv *httptest.Server
 
-	mu       sync.Mutex
-	calls    []apiCall
-	scripted map[string][]reply // per method, used before the defaults
-	updates  []json.RawMessage  // pending getUpdates results, oldest first
-	changed  chan struct{}      // closed and replaced on every call or push
-	nextID   int
-	accepted []string // text of every message sendMessage took, in order
-	failWith *reply   // refuse sendMessage with this after failAfter more accepted
+	mu        sync.Mutex
+	calls     []apiCall
+	scripted  map[string][]reply // per method, used before the defaults
+	updates   []json.RawMessage  // pending getUpdates results, oldest first
+	changed   chan struct{}      // closed and replaced on every call or push
+	nextID    int
+	accepted  []string // text of every message sendMessage took, in order
+	failWith  *reply   // refuse sendMessage with this after failAfter more accepted
 	failAfter int
 }
 

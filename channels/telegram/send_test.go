@@ -139,4 +139,3 @@ func TestSendIsPacedPerChat(t *testing.T) {
 		t.Errorf("waits %v, want one wait of about 2s before the second message", ta.slept)
 	}
 }
-

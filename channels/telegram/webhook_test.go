@@ -128,4 +128,3 @@ func TestWebhookForumTopic(t *testing.T) {
 		t.Errorf("sendMessage params = %v, want the topic's chat and thread", p)
 	}
 }
-
