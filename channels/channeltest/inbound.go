@@ -26,7 +26,7 @@ var cases = append(inboundCases, outboundCases...)
 
 var inboundCases = []suiteCase{
 	{CasePrivateText, func(t *testing.T, h Harness, e *env) {
-		m := h.msg(1, Text, Private, "Hello, where is the theatre?")
+		m := h.msg(1, Text, Private, "Where is the theatre? Is it <5 min & open?")
 		in := e.one(t, m)
 		if in.Kind != botgw.KindText || in.Text != m.Text || in.ID == "" {
 			t.Errorf("stored %s %q (id %q), want text %q with the platform's message id", in.Kind, in.Text, in.ID, m.Text)

@@ -34,19 +34,20 @@ type fakeSlack struct {
 	t   testing.TB
 	srv *httptest.Server
 
-	mu        sync.Mutex
-	calls     []call
-	limits    int               // chat.postMessage answers 429 this many times
-	retry     string            // Retry-After of those answers
-	failPosts map[int]int       // nth chat.postMessage (1-based) → HTTP status
-	errPosts  map[int]string    // nth chat.postMessage → Web API error code
-	wsURL     string            // apps.connections.open answer
-	seen      chan call         // every call, for tests waiting on async ones
-	extra     map[string]string // method → raw JSON answer
+	mu       sync.Mutex
+	calls    []call
+	limits   int               // chat.postMessage answers 429 this many times
+	retry    string            // Retry-After of those answers
+	wsURL    string            // apps.connections.open answer
+	seen     chan call         // every call, for tests waiting on async ones
+	extra    map[string]string // method → raw JSON answer
+	accepted []string          // text of every message posted, in order
+	refuse   string            // "temporary", "ratelimited", "permanent": refuse posts…
+	refuseIn int               // …after this many more are accepted
 }
 
 func newFakeSlack(t testing.TB) *fakeSlack {
-	f := &fakeSlack{t: t, retry: "1", failPosts: map[int]int{}, errPosts: map[int]string{},
+	f := &fakeSlack{t: t, retry: "1",
 		seen: make(chan call, 1000), extra: map[string]string{}}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
@@ -113,25 +114,48 @@ func (f *fakeSlack) postMessage(w http.ResponseWriter, form url.Values) {
 	if limited {
 		f.limits--
 	}
-	status, code := f.failPosts[n], f.errPosts[n]
+	refused := f.refusal()
 	f.mu.Unlock()
 	switch {
+	case refused != "":
+		f.refuseWith(w, refused)
 	case limited:
 		w.Header().Set("Retry-After", f.retry)
 		writeJSON(w, http.StatusTooManyRequests, `{"ok":false,"error":"ratelimited"}`)
-	case status != 0:
-		w.Header().Set("Content-Type", "text/html")
-		w.WriteHeader(status)
-		_, _ = io.WriteString(w, "<html><body>Service Unavailable</body></html>")
-	case code != "":
-		writeJSON(w, http.StatusOK, fmt.Sprintf(`{"ok":false,"error":%q}`, code))
 	case form.Get("text") == "":
 		writeJSON(w, http.StatusOK, `{"ok":false,"error":"no_text"}`)
 	default:
+		f.mu.Lock()
+		f.accepted = append(f.accepted, form.Get("text"))
+		f.mu.Unlock()
 		ts := fmt.Sprintf("%d.%06d", time.Now().Unix(), n)
 		msg, _ := json.Marshal(map[string]any{"type": "message", "text": form.Get("text"), "user": botUserID,
 			"bot_id": botID, "ts": ts, "thread_ts": form.Get("thread_ts")})
 		writeJSON(w, http.StatusOK, fmt.Sprintf(`{"ok":true,"channel":%q,"ts":%q,"message":%s}`, form.Get("channel"), ts, msg))
+	}
+}
+
+// refusal is the refusal due for this post, if any; f.mu must be held.
+func (f *fakeSlack) refusal() string {
+	if f.refuse != "" && f.refuseIn > 0 {
+		f.refuseIn--
+		return ""
+	}
+	return f.refuse
+}
+
+// refuseWith answers a post the way Slack refuses one.
+func (f *fakeSlack) refuseWith(w http.ResponseWriter, how string) {
+	switch how {
+	case "ratelimited":
+		w.Header().Set("Retry-After", "120")
+		writeJSON(w, http.StatusTooManyRequests, `{"ok":false,"error":"ratelimited"}`)
+	case "permanent":
+		writeJSON(w, http.StatusOK, `{"ok":false,"error":"channel_not_found"}`)
+	default:
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = io.WriteString(w, "<html><body>Service Unavailable</body></html>")
 	}
 }
 
