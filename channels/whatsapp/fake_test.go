@@ -24,6 +24,8 @@ type fakeClient struct {
 	connected  bool
 	connectErr []error // returned by successive connects; then nil
 	sendErr    []error // returned by successive sends; then success
+	failErr    error   // returned by every send after failIn more succeed
+	failIn     int
 	sent       []sentMessage
 	reads      []readReceipt
 	presences  []types.ChatPresence
@@ -95,6 +97,13 @@ func (f *fakeClient) SendMessage(_ context.Context, to types.JID, m *waE2E.Messa
 	var err error
 	if len(f.sendErr) > 0 {
 		err, f.sendErr = f.sendErr[0], f.sendErr[1:]
+	}
+	if err == nil && f.failErr != nil {
+		if f.failIn > 0 {
+			f.failIn--
+		} else {
+			err = f.failErr
+		}
 	}
 	if err == nil {
 		f.sent = append(f.sent, sentMessage{to: to, text: m.GetConversation()})

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"go.mau.fi/whatsmeow"
 	"go.mau.fi/whatsmeow/types"
@@ -18,44 +17,6 @@ import (
 
 func reply(chat, text string) botgw.Outbound {
 	return botgw.Outbound{Chat: key(chat), ID: "out-1", Text: text}
-}
-
-func TestSendConvertsAndSplitsInOrder(t *testing.T) {
-	a, f, _, _ := connected(t, Config{})
-	var paras []string
-	for i := range 30 {
-		paras = append(paras, fmt.Sprintf("**Stop %d**: %s", i, strings.Repeat("walk on ", 40)))
-	}
-	if err := a.Send(context.Background(), reply("447700900123@s.whatsapp.net", strings.Join(paras, "\n\n"))); err != nil {
-		t.Fatalf("Send: %v", err)
-	}
-	sent := f.sentTexts()
-	if len(sent) < 3 {
-		t.Fatalf("sent %d messages, want the long reply split", len(sent))
-	}
-	joined := strings.Join(sent, "")
-	for i := range 30 {
-		if !strings.Contains(joined, fmt.Sprintf("*Stop %d*:", i)) {
-			t.Fatalf("stop %d missing or not bold in %q", i, joined[:80])
-		}
-		if i > 0 && strings.Index(joined, fmt.Sprintf("*Stop %d*", i)) < strings.Index(joined, fmt.Sprintf("*Stop %d*", i-1)) {
-			t.Fatalf("stop %d sent before stop %d", i, i-1)
-		}
-	}
-	for _, s := range sent {
-		if n := utf8.RuneCountInString(s); n > markup.WhatsApp.Limit {
-			t.Errorf("part of %d runes, want at most %d", n, markup.WhatsApp.Limit)
-		}
-		if strings.Contains(s, "**") {
-			t.Errorf("Markdown bold left in %q", s[:40])
-		}
-	}
-	f.mu.Lock()
-	to := f.sent[0].to
-	f.mu.Unlock()
-	if to != alicePN {
-		t.Errorf("sent to %s, want %s", to, alicePN)
-	}
 }
 
 func TestSendToGroup(t *testing.T) {
