@@ -70,6 +70,9 @@ func (a *Adapter) Send(_ context.Context, m botgw.Outbound) error {
 		delete(a.waiters, m.Chat)
 		return nil
 	}
+	if m.Text == "" {
+		return nil // a blank reply is no message to poll for
+	}
 	q := append(a.unclaimed[m.Chat], m)
 	if len(q) > maxUnclaimed {
 		q = q[len(q)-maxUnclaimed:]
