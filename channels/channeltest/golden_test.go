@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/botgw/botgw/channels/markup"
@@ -45,4 +46,29 @@ func TestCorpusGolden(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSmallLimitsKeepEveryMessageWhole splits the whole corpus at limits
+// far below the platforms' own, so cuts fall everywhere: every message must
+// still stand alone and fit.
+func TestSmallLimitsKeepEveryMessageWhole(t *testing.T) {
+	for _, d := range dialects[:3] {
+		for _, limit := range []int{60, 97, 250, 1000} {
+			small := d.WithLimit(limit)
+			for _, c := range Corpus() {
+				parts := small.Render(c.Markdown)
+				if err := CheckParts(small, parts); err != nil {
+					t.Errorf("%s at %d, %s: %v", d.Name, limit, c.Name, err)
+				}
+				if d.Name == markup.Telegram.Name && shown(parts) != shown(d.WithLimit(0).Render(c.Markdown)) {
+					t.Errorf("%s at %d, %s: the messages show other text than the whole reply", d.Name, limit, c.Name)
+				}
+			}
+		}
+	}
+}
+
+// shown is the text Telegram messages show, without white space.
+func shown(parts []string) string {
+	return strings.Join(strings.Fields(markup.TelegramText(strings.Join(parts, ""))), "")
 }
