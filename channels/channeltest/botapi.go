@@ -17,12 +17,6 @@ import (
 	"github.com/botgw/botgw/channels/markup"
 )
 
-// BotAPICall is one Bot API request the fake received.
-type BotAPICall struct {
-	Method string
-	Params map[string]string // form fields; nested objects as JSON text
-}
-
 // Reply is a scripted HTTP answer: status and JSON body.
 type Reply struct {
 	Status int
@@ -42,9 +36,9 @@ type BotAPI struct {
 	Username string // the bot's @username, answered by getMe
 	BotID    int64  // the bot's user id: the token's number
 
+	callLog
 	t        testing.TB
 	mu       sync.Mutex
-	calls    []BotAPICall
 	scripted map[string][]Reply // per method, used before the defaults
 	updates  []json.RawMessage  // pending getUpdates results, oldest first
 	changed  chan struct{}      // closed and replaced on every call or push
@@ -73,7 +67,7 @@ func (f *BotAPI) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	params := f.parseParams(r)
-	f.record(BotAPICall{Method: method, Params: params})
+	f.record(APICall{Method: method, Params: params})
 	if rep, ok := f.refused(method); ok {
 		writeReply(w, rep)
 		return
@@ -122,10 +116,10 @@ func (f *BotAPI) parseParams(r *http.Request) map[string]string {
 	return out
 }
 
-func (f *BotAPI) record(c BotAPICall) {
+func (f *BotAPI) record(c APICall) {
+	f.callLog.record(c)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.calls = append(f.calls, c)
 	f.notifyLocked()
 }
 

@@ -66,24 +66,6 @@ func (f *BotAPI) PushUpdates(updates ...[]byte) {
 	f.notifyLocked()
 }
 
-// Calls returns every request so far, in order.
-func (f *BotAPI) Calls() []BotAPICall {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]BotAPICall(nil), f.calls...)
-}
-
-// CallsTo returns the requests made to method, in order.
-func (f *BotAPI) CallsTo(method string) []BotAPICall {
-	var out []BotAPICall
-	for _, c := range f.Calls() {
-		if c.Method == method {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
 // Sent returns the text of every message sendMessage took, in order.
 func (f *BotAPI) Sent() []string {
 	f.mu.Lock()

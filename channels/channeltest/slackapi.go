@@ -13,12 +13,6 @@ import (
 	"time"
 )
 
-// SlackCall is one Web API request the fake received.
-type SlackCall struct {
-	Method string
-	Form   url.Values
-}
-
 // SlackAPI is a local Slack Web API speaking Slack's wire format: form
 // posts to /api/<method> with the token in the form or as Bearer, JSON
 // answers {"ok":true,...} or {"ok":false,"error":"..."}, 429 with
@@ -31,23 +25,23 @@ type SlackAPI struct {
 	AppToken  string
 	BotUserID string
 	BotID     string
+	callLog
 	mu       sync.Mutex
 	limits   int    // the next posts answered 429…
 	retry    string // …with this Retry-After
 	extra    map[string]string
 	socket   string // what apps.connections.open answers
-	calls    []SlackCall
 	accepted []string
 	refusal  string // "temporary", "ratelimited", "permanent"
 	refuseIn int
-	seen     chan SlackCall
+	seen     chan APICall
 	t        testing.TB
 }
 
 // NewSlackAPI starts a fake Web API for a bot, closed when the test ends.
 func NewSlackAPI(t testing.TB, botToken, appToken, botUserID, botID string) *SlackAPI {
 	f := &SlackAPI{BotToken: botToken, AppToken: appToken, BotUserID: botUserID, BotID: botID,
-		retry: "1", extra: map[string]string{}, seen: make(chan SlackCall, 1000), t: t}
+		retry: "1", extra: map[string]string{}, seen: make(chan APICall, 1000), t: t}
 	srv := httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(srv.Close)
 	f.URL = srv.URL + "/api/"
@@ -62,10 +56,11 @@ func (f *SlackAPI) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	body, _ := io.ReadAll(r.Body)
 	form, _ := url.ParseQuery(string(body))
-	c := SlackCall{Method: method, Form: form}
-	f.mu.Lock()
-	f.calls = append(f.calls, c)
-	f.mu.Unlock()
+	c := APICall{Method: method, Params: map[string]string{}}
+	for k := range form {
+		c.Params[k] = form.Get(k)
+	}
+	f.record(c)
 	select {
 	case f.seen <- c:
 	default:
@@ -74,7 +69,7 @@ func (f *SlackAPI) serve(w http.ResponseWriter, r *http.Request) {
 		writeSlack(w, http.StatusOK, `{"ok":false,"error":"invalid_auth"}`)
 		return
 	}
-	f.answer(w, c)
+	f.answer(w, c, form)
 }
 
 func (f *SlackAPI) authorised(method string, r *http.Request, form url.Values) bool {
@@ -84,13 +79,13 @@ func (f *SlackAPI) authorised(method string, r *http.Request, form url.Values) b
 	return form.Get("token") == f.BotToken || r.Header.Get("Authorization") == "Bearer "+f.BotToken
 }
 
-func (f *SlackAPI) answer(w http.ResponseWriter, c SlackCall) {
+func (f *SlackAPI) answer(w http.ResponseWriter, c APICall, form url.Values) {
 	switch c.Method {
 	case "auth.test":
 		writeSlack(w, http.StatusOK, fmt.Sprintf(`{"ok":true,"url":"https://botgw-test.slack.com/","team":"botgw test",`+
 			`"user":"botgw","team_id":"T061EG9R6","user_id":%q,"bot_id":%q,"is_enterprise_install":false}`, f.BotUserID, f.BotID))
 	case "chat.postMessage":
-		f.postMessage(w, c.Form)
+		f.postMessage(w, form)
 	case "reactions.add", "reactions.remove":
 		writeSlack(w, http.StatusOK, `{"ok":true}`)
 	case "apps.connections.open":

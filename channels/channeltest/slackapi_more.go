@@ -41,24 +41,6 @@ func (f *SlackAPI) Answer(method, raw string) {
 	f.extra[method] = raw
 }
 
-// Calls returns every request so far, in order.
-func (f *SlackAPI) Calls() []SlackCall {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]SlackCall(nil), f.calls...)
-}
-
-// CallsTo returns the requests made to method, in order.
-func (f *SlackAPI) CallsTo(method string) []SlackCall {
-	var out []SlackCall
-	for _, c := range f.Calls() {
-		if c.Method == method {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
 // Sent returns the text of every message posted, in order.
 func (f *SlackAPI) Sent() []string {
 	f.mu.Lock()
@@ -68,7 +50,7 @@ func (f *SlackAPI) Sent() []string {
 
 // WaitFor blocks until a call of method arrives (the sign of a background
 // goroutine) or fails the test after a generous safety timeout.
-func (f *SlackAPI) WaitFor(method string) SlackCall {
+func (f *SlackAPI) WaitFor(method string) APICall {
 	f.t.Helper()
 	timeout := time.After(10 * time.Second)
 	for {
