@@ -2,6 +2,7 @@ package channeltest
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -142,6 +143,11 @@ func (e *env) receive(t *testing.T, m Message) []botgw.Inbound {
 // case is a subtest named after it (inbound/..., outbound/..., format/...),
 // so a broken rule fails the adapter's run naming the case.
 func Run(t *testing.T, h Harness) {
+	for name := range h.Lacks {
+		if !slices.ContainsFunc(cases, func(c suiteCase) bool { return c.name == name }) {
+			t.Errorf("Harness.Lacks names %q, which is no case of the suite", name)
+		}
+	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if why, ok := h.Lacks[c.name]; ok {
