@@ -6,12 +6,12 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/providers/providertest"
 )
 
 func scrape(t *testing.T, base string) string {
@@ -141,12 +141,10 @@ func (b *syncBuffer) line(s string) string {
 // TestMetricsShowProviderRetries: a 500 the SDK retried is visible in
 // /metrics although the user got an answer (the turn counts as ok).
 func TestMetricsShowProviderRetries(t *testing.T) {
-	fake := &fakeOpenAI{statuses: []int{500}}
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
+	fake := providertest.NewOpenAI(t, failFirst(500))
 	one := 1
 	cfg := DefaultConfig()
-	cfg.Provider = ProviderConfig{Kind: "openai", BaseURL: srv.URL + "/v1", APIKey: "sk-test", Model: "gpt-4o-mini", MaxRetries: &one}
+	cfg.Provider = ProviderConfig{Kind: "openai", BaseURL: fake.URL + "/v1", APIKey: "sk-test", Model: "gpt-4o-mini", MaxRetries: &one}
 	base := startGateway(t, cfg)
 	if _, v := postJSON(t, base+"/v1/chat", `{"chat":"web:r","text":"hello"}`); v["reply"] != "You said: hello" {
 		t.Fatalf("reply = %v, want the answer after the retry", v)

@@ -6,6 +6,7 @@
 package providertest
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -68,6 +69,7 @@ func newServer[Req any](t testing.TB, path string, notFound Answer, respond Resp
 			return
 		}
 		raw, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(raw)) // respond may read it again
 		c := Call[Req]{At: time.Now(), Header: r.Header.Clone(), Raw: raw}
 		if err := json.Unmarshal(raw, &c.Body); err != nil {
 			t.Errorf("fake model API: request body %s: %v", raw, err)
