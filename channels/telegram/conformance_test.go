@@ -54,24 +54,18 @@ func (p *platform) Key(m channeltest.Message) botgw.ChatKey {
 	return botgw.ChatKey{Channel: Name, ID: id}
 }
 
-func (p *platform) Sent() []string {
-	p.api.mu.Lock()
-	defer p.api.mu.Unlock()
-	return append([]string(nil), p.api.accepted...)
-}
+func (p *platform) Sent() []string { return p.api.Sent() }
 
 func (p *platform) Fail(f channeltest.Failure, n int) {
-	refusals := map[channeltest.Failure]*reply{
-		channeltest.Temporary:   {502, `{"ok":false,"error_code":502,"description":"Bad Gateway"}`},
-		channeltest.RateLimited: {429, `{"ok":false,"error_code":429,"description":"Too Many Requests: retry after 7","parameters":{"retry_after":7}}`},
-		channeltest.Permanent:   {403, `{"ok":false,"error_code":403,"description":"Forbidden: bot was blocked by the user"}`},
+	refusals := map[channeltest.Failure]*channeltest.Reply{
+		channeltest.Temporary:   {Status: 502, Body: `{"ok":false,"error_code":502,"description":"Bad Gateway"}`},
+		channeltest.RateLimited: {Status: 429, Body: `{"ok":false,"error_code":429,"description":"Too Many Requests: retry after 7","parameters":{"retry_after":7}}`},
+		channeltest.Permanent:   {Status: 403, Body: `{"ok":false,"error_code":403,"description":"Forbidden: bot was blocked by the user"}`},
 	}
-	p.api.mu.Lock()
-	defer p.api.mu.Unlock()
-	p.api.failWith, p.api.failAfter = refusals[f], n
+	p.api.Refuse(refusals[f], n)
 }
 
-func (p *platform) Typing() int { return len(p.api.callsTo("sendChatAction")) }
+func (p *platform) Typing() int { return len(p.api.CallsTo("sendChatAction")) }
 
 // update writes m as the Bot API Update Telegram would post.
 func update(m channeltest.Message) map[string]any {

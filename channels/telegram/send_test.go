@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/channels/channeltest"
 )
 
 // longReply is a ~9,000-character Markdown reply with a Go code block.
@@ -28,11 +29,11 @@ func longReply() (text, code string) {
 
 func TestSendWaitsOutRateLimit(t *testing.T) {
 	ta := newTestAdapter(t, Config{}, "")
-	ta.api.script("sendMessage", reply{429, `{"ok":false,"error_code":429,"description":"Too Many Requests: retry after 7","parameters":{"retry_after":7}}`})
+	ta.api.Script("sendMessage", channeltest.Reply{Status: 429, Body: `{"ok":false,"error_code":429,"description":"Too Many Requests: retry after 7","parameters":{"retry_after":7}}`})
 	if err := ta.ch.Send(t.Context(), botgw.Outbound{Chat: botgw.ChatKey{Channel: Name, ID: "123456789"}, ID: "r1", Text: "hello"}); err != nil {
 		t.Fatalf("Send: %v", err)
 	}
-	if n := len(ta.api.callsTo("sendMessage")); n != 2 {
+	if n := len(ta.api.CallsTo("sendMessage")); n != 2 {
 		t.Errorf("%d sendMessage calls, want 2 (429, then success)", n)
 	}
 	if len(ta.slept) != 1 || ta.slept[0] != 7*time.Second {
@@ -42,7 +43,7 @@ func TestSendWaitsOutRateLimit(t *testing.T) {
 
 func TestSendGivesLongRateLimitsBackToTheEngine(t *testing.T) {
 	ta := newTestAdapter(t, Config{}, "")
-	ta.api.script("sendMessage", reply{429, `{"ok":false,"error_code":429,"description":"Too Many Requests: retry after 120","parameters":{"retry_after":120}}`})
+	ta.api.Script("sendMessage", channeltest.Reply{Status: 429, Body: `{"ok":false,"error_code":429,"description":"Too Many Requests: retry after 120","parameters":{"retry_after":120}}`})
 	err := ta.ch.Send(t.Context(), botgw.Outbound{Chat: botgw.ChatKey{Channel: Name, ID: "123456789"}, ID: "r1", Text: "hello"})
 	var pe *botgw.PlatformError
 	if !errors.As(err, &pe) || pe.Status != 429 || pe.RetryAfter != 2*time.Minute || pe.Permanent {
@@ -52,16 +53,16 @@ func TestSendGivesLongRateLimitsBackToTheEngine(t *testing.T) {
 
 func TestSendResendsPlainTextWhenEntitiesAreRejected(t *testing.T) {
 	ta := newTestAdapter(t, Config{}, "")
-	ta.api.script("sendMessage", reply{400, `{"ok":false,"error_code":400,"description":"Bad Request: can't parse entities: Can't find end tag corresponding to start tag \"b\""}`})
+	ta.api.Script("sendMessage", channeltest.Reply{Status: 400, Body: `{"ok":false,"error_code":400,"description":"Bad Request: can't parse entities: Can't find end tag corresponding to start tag \"b\""}`})
 	text := "Go to the **theatre** now"
 	if err := ta.ch.Send(t.Context(), botgw.Outbound{Chat: botgw.ChatKey{Channel: Name, ID: "123456789"}, ID: "r1", Text: text}); err != nil {
 		t.Fatalf("Send: %v", err)
 	}
-	sent := ta.api.callsTo("sendMessage")
+	sent := ta.api.CallsTo("sendMessage")
 	if len(sent) != 2 {
 		t.Fatalf("%d sendMessage calls, want 2", len(sent))
 	}
-	if p := sent[1].params; p["text"] != "Go to the theatre now" || p["parse_mode"] != "" {
+	if p := sent[1].Params; p["text"] != "Go to the theatre now" || p["parse_mode"] != "" {
 		t.Errorf("resend params = %v, want the reply as plain text", p)
 	}
 }
@@ -70,18 +71,18 @@ func TestSendErrors(t *testing.T) {
 	tests := []struct {
 		name      string
 		chat      string
-		answer    reply
+		answer    channeltest.Reply
 		status    int
 		permanent bool
 	}{
-		{"chat not found", "123456789", reply{400, `{"ok":false,"error_code":400,"description":"Bad Request: chat not found"}`}, 400, true},
-		{"group migrated", "-4012345678", reply{400, `{"ok":false,"error_code":400,"description":"Bad Request: group chat was upgraded to a supergroup chat","parameters":{"migrate_to_chat_id":-1001234567890}}`}, 400, true},
-		{"not a telegram chat id", "abc", reply{}, 0, true},
+		{"chat not found", "123456789", channeltest.Reply{Status: 400, Body: `{"ok":false,"error_code":400,"description":"Bad Request: chat not found"}`}, 400, true},
+		{"group migrated", "-4012345678", channeltest.Reply{Status: 400, Body: `{"ok":false,"error_code":400,"description":"Bad Request: group chat was upgraded to a supergroup chat","parameters":{"migrate_to_chat_id":-1001234567890}}`}, 400, true},
+		{"not a telegram chat id", "abc", channeltest.Reply{}, 0, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ta := newTestAdapter(t, Config{}, "")
-			ta.api.script("sendMessage", tc.answer)
+			ta.api.Script("sendMessage", tc.answer)
 			err := ta.ch.Send(t.Context(), botgw.Outbound{Chat: botgw.ChatKey{Channel: Name, ID: tc.chat}, ID: "r1", Text: "hi"})
 			var pe *botgw.PlatformError
 			if !errors.As(err, &pe) || pe.Status != tc.status || pe.Permanent != tc.permanent || pe.Channel != Name {
@@ -99,9 +100,9 @@ func TestSendRepliesWithFirstPartOnly(t *testing.T) {
 	if err := ta.ch.Send(t.Context(), botgw.Outbound{Chat: botgw.ChatKey{Channel: Name, ID: "-1001234567890"}, ID: "r1", Text: text, Meta: meta}); err != nil {
 		t.Fatalf("Send: %v", err)
 	}
-	for i, c := range ta.api.callsTo("sendMessage") {
-		if quoted := c.params["reply_parameters"] != ""; quoted != (i == 0) {
-			t.Errorf("part %d: reply_parameters %q", i, c.params["reply_parameters"])
+	for i, c := range ta.api.CallsTo("sendMessage") {
+		if quoted := c.Params["reply_parameters"] != ""; quoted != (i == 0) {
+			t.Errorf("part %d: reply_parameters %q", i, c.Params["reply_parameters"])
 		}
 	}
 }

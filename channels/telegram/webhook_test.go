@@ -99,11 +99,11 @@ func TestWebhookGroupMentionAnsweredAsReply(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Send: %v", err)
 	}
-	sent := ta.api.callsTo("sendMessage")
+	sent := ta.api.CallsTo("sendMessage")
 	if len(sent) != 1 {
 		t.Fatalf("%d sendMessage calls, want 1", len(sent))
 	}
-	p := sent[0].params
+	p := sent[0].Params
 	if p["chat_id"] != "-1001234567890" || p["text"] != "To the <b>Pump Room</b>!" || p["parse_mode"] != "HTML" {
 		t.Errorf("sendMessage params = %v", p)
 	}
@@ -123,7 +123,7 @@ func TestWebhookForumTopic(t *testing.T) {
 	if err := ta.ch.Send(t.Context(), botgw.Outbound{Chat: stored[0].Chat, ID: "r1", Text: "Look up.", Meta: stored[0].Meta}); err != nil {
 		t.Fatalf("Send: %v", err)
 	}
-	p := ta.api.callsTo("sendMessage")[0].params
+	p := ta.api.CallsTo("sendMessage")[0].Params
 	if p["chat_id"] != "-1001234567890" || p["message_thread_id"] != "42" {
 		t.Errorf("sendMessage params = %v, want the topic's chat and thread", p)
 	}
