@@ -37,7 +37,7 @@ func TestConformance(t *testing.T) {
 
 // platform is the adapter in events mode on the fake Web API.
 type platform struct {
-	f  *fakeSlack
+	f  *channeltest.SlackAPI
 	ch *eventsChannel
 }
 
@@ -68,31 +68,11 @@ func (p *platform) Key(m channeltest.Message) botgw.ChatKey {
 	return botgw.ChatKey{Channel: name, ID: dmChannel}
 }
 
-func (p *platform) Sent() []string {
-	p.f.mu.Lock()
-	defer p.f.mu.Unlock()
-	return append([]string(nil), p.f.accepted...)
-}
+func (p *platform) Sent() []string { return p.f.Sent() }
 
-func (p *platform) Fail(f channeltest.Failure, n int) {
-	p.f.mu.Lock()
-	defer p.f.mu.Unlock()
-	p.f.refuse = map[channeltest.Failure]string{channeltest.Temporary: "temporary",
-		channeltest.RateLimited: "ratelimited", channeltest.Permanent: "permanent"}[f]
-	p.f.refuseIn = n
-}
+func (p *platform) Fail(f channeltest.Failure, n int) { p.f.Refuse(f, n) }
 
-func (p *platform) Typing() int {
-	p.f.mu.Lock()
-	defer p.f.mu.Unlock()
-	n := 0
-	for _, c := range p.f.calls {
-		if c.Method == "reactions.add" {
-			n++
-		}
-	}
-	return n
-}
+func (p *platform) Typing() int { return len(p.f.CallsTo("reactions.add")) }
 
 // slackEscape escapes text the way Slack does in events.
 var slackEscape = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")

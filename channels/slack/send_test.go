@@ -13,7 +13,7 @@ var threadChat = botgw.ChatKey{Channel: "slack", ID: "C0LAN2Q65/1700000100.00020
 func TestSendWaitsOutRateLimit(t *testing.T) {
 	f := newFakeSlack(t)
 	ch := newTestAdapter(t, f)
-	f.limits, f.retry = 1, "1"
+	f.RateLimit(1, "1")
 	start := time.Now()
 	if err := ch.Send(t.Context(), botgw.Outbound{Chat: threadChat, ID: "r1", Text: "hello"}); err != nil {
 		t.Fatalf("send after a rate limit: %v", err)
@@ -21,7 +21,7 @@ func TestSendWaitsOutRateLimit(t *testing.T) {
 	if waited := time.Since(start); waited < time.Second {
 		t.Errorf("retried after %v, before Retry-After (1s)", waited)
 	}
-	if n := len(f.Posts()); n != 2 {
+	if n := len(f.CallsTo("chat.postMessage")); n != 2 {
 		t.Errorf("%d posts, want the refused one and the retry", n)
 	}
 }
@@ -41,8 +41,8 @@ func TestSendToDirectMessageHasNoThread(t *testing.T) {
 	if err := ch.Send(t.Context(), botgw.Outbound{Chat: dm, ID: "r1", Text: "hi"}); err != nil {
 		t.Fatal(err)
 	}
-	p := f.Posts()[0].Form
-	if p.Get("channel") != "D024BE91L" || p.Has("thread_ts") {
-		t.Errorf("posted to %q with thread_ts %q, want the DM itself", p.Get("channel"), p.Get("thread_ts"))
+	p := f.CallsTo("chat.postMessage")[0].Params
+	if _, threaded := p["thread_ts"]; p["channel"] != "D024BE91L" || threaded {
+		t.Errorf("posted to %q with thread_ts %q, want the DM itself", p["channel"], p["thread_ts"])
 	}
 }

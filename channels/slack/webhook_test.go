@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/channels/channeltest"
 )
 
 // recorder is a botgw.Deliver that keeps what it was given and, like the
@@ -80,7 +81,7 @@ func postSample(t testing.TB, h http.Handler, name string) *httptest.ResponseRec
 	return w
 }
 
-func newHandler(t testing.TB) (http.Handler, *recorder, *fakeSlack) {
+func newHandler(t testing.TB) (http.Handler, *recorder, *channeltest.SlackAPI) {
 	f := newFakeSlack(t)
 	rec := &recorder{}
 	return newTestAdapter(t, f).WebhookHandler(rec.deliver), rec, f
@@ -105,16 +106,16 @@ func TestWebhookMentionIsAnsweredInItsThread(t *testing.T) {
 	if err := ch.Send(t.Context(), botgw.Outbound{Chat: in.Chat, ID: "r1", Text: "Try **Bean & Leaf**."}); err != nil {
 		t.Fatal(err)
 	}
-	posts := f.Posts()
+	posts := f.CallsTo("chat.postMessage")
 	if len(posts) != 1 {
 		t.Fatalf("%d posts, want 1", len(posts))
 	}
-	form := posts[0].Form
-	if form.Get("channel") != "C0LAN2Q65" || form.Get("thread_ts") != "1700000100.000200" {
-		t.Errorf("posted to channel %q thread %q, want C0LAN2Q65 thread 1700000100.000200", form.Get("channel"), form.Get("thread_ts"))
+	form := posts[0].Params
+	if form["channel"] != "C0LAN2Q65" || form["thread_ts"] != "1700000100.000200" {
+		t.Errorf("posted to channel %q thread %q, want C0LAN2Q65 thread 1700000100.000200", form["channel"], form["thread_ts"])
 	}
-	if form.Get("text") != "Try *Bean &amp; Leaf*." {
-		t.Errorf("text = %q, want mrkdwn", form.Get("text"))
+	if form["text"] != "Try *Bean &amp; Leaf*." {
+		t.Errorf("text = %q, want mrkdwn", form["text"])
 	}
 }
 
