@@ -24,11 +24,10 @@ func BenchmarkSlackAckWithBlockedProvider(b *testing.B) {
 	}))
 	defer llm.Close()
 	defer close(block)
-	slackAPI := httptest.NewServer(&fakeSlackAPI{})
-	defer slackAPI.Close()
+	slackAPI := newSlackAPI(b, "xoxb-bench")
 	cfg := DefaultConfig()
 	cfg.Channels.Web = nil
-	cfg.Channels.Slack = &slackConfig{BotToken: "xoxb-bench", SigningSecret: "bench-secret", APIURL: slackAPI.URL + "/api/", ThinkingReaction: "none"}
+	cfg.Channels.Slack = &slackConfig{BotToken: "xoxb-bench", SigningSecret: "bench-secret", APIURL: slackAPI.URL, ThinkingReaction: "none"}
 	none := 0
 	cfg.Provider = ProviderConfig{Kind: "openai", BaseURL: llm.URL, APIKey: "sk-bench", Model: "gpt-4o-mini", MaxRetries: &none}
 	base := startGateway(b, cfg)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/channels/channeltest"
 	"github.com/botgw/botgw/providers/providertest"
 )
 
@@ -293,10 +294,10 @@ func userLines(h []botgw.Message) []string {
 }
 
 // sentTo counts the replies the Bot API fake took for chat.
-func sentTo(api *fakeBotAPI, chat int64) int {
+func sentTo(api *channeltest.BotAPI, chat int64) int {
 	n := 0
-	for _, m := range api.messages() {
-		if m["chat_id"] == fmt.Sprint(chat) {
+	for _, c := range api.CallsTo("sendMessage") {
+		if c.Params["chat_id"] == fmt.Sprint(chat) {
 			n++
 		}
 	}

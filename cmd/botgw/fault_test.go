@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/botgw/botgw/channels/channeltest"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"sync"
 	"syscall"
@@ -18,7 +18,7 @@ import (
 type scenario struct {
 	t        *testing.T
 	llm      *faultLLM
-	api      *fakeBotAPI
+	api      *channeltest.BotAPI
 	replicas []*replica
 }
 
@@ -43,16 +43,14 @@ func sharedRedis(t *testing.T) redisTarget {
 func newScenario(t *testing.T, target redisTarget, n int) *scenario {
 	t.Helper()
 	llm, llmURL := newFaultLLM(t)
-	sc := &scenario{t: t, llm: llm, api: &fakeBotAPI{}}
-	botAPI := httptest.NewServer(sc.api)
-	t.Cleanup(botAPI.Close)
+	sc := &scenario{t: t, llm: llm, api: newBotAPI(t)}
 	prefix := "botgwfault-" + randomSuffix()
 	if target.shared != nil {
 		cleanRedis(t, target.shared, prefix+":*")
 	}
 	for i := range n {
 		name := string(rune('a' + i))
-		cfg := faultConfig(target.keys, prefix, llmURL, "sk-"+name, botAPI.URL)
+		cfg := faultConfig(target.keys, prefix, llmURL, "sk-"+name, sc.api.URL)
 		sc.replicas = append(sc.replicas, startReplica(t, name, cfg))
 	}
 	return sc
