@@ -69,10 +69,10 @@ var inboundCases = []suiteCase{
 		m := h.msg(1, Text, Private, "only once please")
 		e.receive(t, m)
 		if again := e.receive(t, m); len(again) != 0 {
-			t.Errorf("the same platform message delivered twice was stored twice: ids %q", ids(e.store.all()))
+			t.Errorf("the same platform message delivered twice was stored twice: ids %q", ids(e.store.Stored()))
 		}
 		if next := e.receive(t, h.msg(2, Text, Private, "a second message")); len(next) != 1 {
-			t.Errorf("a different message was not stored: ids %q", ids(e.store.all()))
+			t.Errorf("a different message was not stored: ids %q", ids(e.store.Stored()))
 		}
 	}},
 	{CaseUserID, func(t *testing.T, h Harness, e *env) {

@@ -89,16 +89,27 @@ type Message struct {
 	UserName string
 }
 
-// store is a botgw.Deliver that stores like the gateway: a message whose
-// chat and ID it already holds is accepted and not stored again.
-type store struct {
+// Store is a botgw.Deliver that stores like the gateway: a message whose
+// chat and ID it already holds is accepted and not stored again. Safe for
+// concurrent use; the zero value is ready.
+type Store struct {
 	mu     sync.Mutex
 	stored []botgw.Inbound
+	calls  int
+	err    error
 }
 
-func (s *store) deliver(_ context.Context, in botgw.Inbound) error {
+// FailingStore is a Store whose every Deliver returns err.
+func FailingStore(err error) *Store { return &Store{err: err} }
+
+// Deliver stores in (a botgw.Deliver), or returns the failure set by Fail.
+func (s *Store) Deliver(_ context.Context, in botgw.Inbound) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.calls++
+	if s.err != nil {
+		return s.err
+	}
 	for _, old := range s.stored {
 		if old.Chat == in.Chat && old.ID == in.ID {
 			return nil
@@ -108,17 +119,32 @@ func (s *store) deliver(_ context.Context, in botgw.Inbound) error {
 	return nil
 }
 
-func (s *store) all() []botgw.Inbound {
+// Fail makes every later Deliver return err (nil: store again).
+func (s *Store) Fail(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.err = err
+}
+
+// Stored returns what was stored, in order.
+func (s *Store) Stored() []botgw.Inbound {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]botgw.Inbound(nil), s.stored...)
+}
+
+// Calls counts the Deliver calls, duplicates and failures included.
+func (s *Store) Calls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls
 }
 
 // env is one case's adapter, its platform, its store and ignored count.
 type env struct {
 	Platform
 	ch      botgw.Channel
-	store   store
+	store   Store
 	ignored atomic.Int64
 }
 
@@ -134,9 +160,9 @@ func newEnv(t *testing.T, h Harness) *env {
 // receive has the platform deliver m and returns what got stored from it.
 func (e *env) receive(t *testing.T, m Message) []botgw.Inbound {
 	t.Helper()
-	before := len(e.store.all())
-	e.Receive(t, m, e.store.deliver)
-	return e.store.all()[before:]
+	before := len(e.store.Stored())
+	e.Receive(t, m, e.store.Deliver)
+	return e.store.Stored()[before:]
 }
 
 // Run runs the conformance suite against the adapter h describes. Each

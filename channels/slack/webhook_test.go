@@ -13,44 +13,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels/channeltest"
 )
-
-// recorder is a botgw.Deliver that keeps what it was given and, like the
-// store, stores a chat's message ID once.
-type recorder struct {
-	mu   sync.Mutex
-	all  []botgw.Inbound
-	kept []botgw.Inbound
-	err  error
-}
-
-func (r *recorder) deliver(_ context.Context, in botgw.Inbound) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.err != nil {
-		return r.err
-	}
-	r.all = append(r.all, in)
-	for _, k := range r.kept {
-		if k.Chat == in.Chat && k.ID == in.ID {
-			return nil // duplicate: stored once
-		}
-	}
-	r.kept = append(r.kept, in)
-	return nil
-}
-
-func (r *recorder) stored() []botgw.Inbound {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]botgw.Inbound(nil), r.kept...)
-}
 
 func sample(t testing.TB, name string) []byte {
 	t.Helper()
@@ -81,18 +49,18 @@ func postSample(t testing.TB, h http.Handler, name string) *httptest.ResponseRec
 	return w
 }
 
-func newHandler(t testing.TB) (http.Handler, *recorder, *channeltest.SlackAPI) {
+func newHandler(t testing.TB) (http.Handler, *channeltest.Store, *channeltest.SlackAPI) {
 	f := newFakeSlack(t)
-	rec := &recorder{}
-	return newTestAdapter(t, f).WebhookHandler(rec.deliver), rec, f
+	rec := &channeltest.Store{}
+	return newTestAdapter(t, f).WebhookHandler(rec.Deliver), rec, f
 }
 
 func TestWebhookMentionIsAnsweredInItsThread(t *testing.T) {
 	f := newFakeSlack(t)
 	ch := newTestAdapter(t, f)
-	rec := &recorder{}
-	postSample(t, ch.WebhookHandler(rec.deliver), "app_mention")
-	got := rec.stored()
+	rec := &channeltest.Store{}
+	postSample(t, ch.WebhookHandler(rec.Deliver), "app_mention")
+	got := rec.Stored()
 	if len(got) != 1 {
 		t.Fatalf("stored %d messages, want 1", len(got))
 	}
@@ -143,7 +111,7 @@ func TestWebhookRefusesBadRequests(t *testing.T) {
 			if w.Code != http.StatusUnauthorized {
 				t.Errorf("status %d, want 401", w.Code)
 			}
-			if n := len(rec.stored()); n != 0 {
+			if n := len(rec.Stored()); n != 0 {
 				t.Errorf("%d messages stored, want none", n)
 			}
 		})
@@ -154,7 +122,7 @@ func TestWebhookMentionAndMessageCopiesAreOneMessage(t *testing.T) {
 	h, rec, _ := newHandler(t)
 	postSample(t, h, "dm_mention")
 	postSample(t, h, "dm_mention_message")
-	got := rec.stored()
+	got := rec.Stored()
 	if len(got) != 1 {
 		t.Fatalf("stored %d messages, want the two copies stored once", len(got))
 	}
@@ -170,7 +138,7 @@ func TestWebhookIgnoresWhatItDoesNotRead(t *testing.T) {
 			if w := postSample(t, h, name); w.Code != http.StatusOK {
 				t.Errorf("status %d, want 200 so Slack does not retry", w.Code)
 			}
-			if n := len(rec.all); n != 0 {
+			if n := rec.Calls(); n != 0 {
 				t.Errorf("%d messages delivered, want none", n)
 			}
 		})
@@ -188,7 +156,7 @@ func TestWebhookAnswersURLVerification(t *testing.T) {
 
 func TestWebhookAsksForRetryWhenNotStored(t *testing.T) {
 	h, rec, _ := newHandler(t)
-	rec.err = errors.New("redis down")
+	rec.Fail(errors.New("redis down"))
 	if w := postSample(t, h, "dm_message"); w.Code != http.StatusServiceUnavailable {
 		t.Errorf("status %d, want 503", w.Code)
 	}

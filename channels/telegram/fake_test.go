@@ -65,37 +65,6 @@ func newTestAdapter(t *testing.T, cfg Config, publicURL string) *testAdapter {
 	return ta
 }
 
-// recorder is a botgw.Deliver that stores like the real store: a message
-// whose (chat, ID) it already holds is accepted but not stored again.
-type recorder struct {
-	mu     sync.Mutex
-	stored []botgw.Inbound
-	calls  int
-	err    error // returned by every call when set
-}
-
-func (r *recorder) deliver(_ context.Context, in botgw.Inbound) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.calls++
-	if r.err != nil {
-		return r.err
-	}
-	for _, s := range r.stored {
-		if s.Chat == in.Chat && s.ID == in.ID {
-			return nil
-		}
-	}
-	r.stored = append(r.stored, in)
-	return nil
-}
-
-func (r *recorder) snapshot() (stored []botgw.Inbound, calls int) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]botgw.Inbound(nil), r.stored...), r.calls
-}
-
 func readSample(t *testing.T, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))

@@ -33,15 +33,15 @@ func listen(t *testing.T, ta *testAdapter, deliver botgw.Deliver) (stop func() e
 
 func TestPollingDeliversAndConfirms(t *testing.T) {
 	ta := newTestAdapter(t, Config{Mode: ModePolling}, "")
-	rec := &recorder{}
+	rec := &channeltest.Store{}
 	ta.api.PushUpdates(readSample(t, "private_text.json"), readSample(t, "edited_message.json"), readSample(t, "photo_no_caption.json"))
-	stop := listen(t, ta, rec.deliver)
+	stop := listen(t, ta, rec.Deliver)
 	// The poll after the batch confirms it: its offset is past the last update.
 	ta.api.WaitFor(func() bool { return hasOffset(ta.api.CallsTo("getUpdates"), "745632111") })
 	if err := stop(); err != nil {
 		t.Errorf("Listen returned %v after ctx ended, want nil", err)
 	}
-	stored, _ := rec.snapshot()
+	stored := rec.Stored()
 	if len(stored) != 2 || stored[0].ID != "1337" || stored[1].Kind != botgw.KindUnsupported {
 		t.Errorf("stored %+v, want the text then the photo (the edit ignored)", stored)
 	}
@@ -62,7 +62,7 @@ func TestPollingRetriesUndeliveredUpdate(t *testing.T) {
 	ta := newTestAdapter(t, Config{Mode: ModePolling}, "")
 	var mu sync.Mutex
 	fails := 1
-	rec := &recorder{}
+	rec := &channeltest.Store{}
 	deliver := func(ctx context.Context, in botgw.Inbound) error {
 		mu.Lock()
 		defer mu.Unlock()
@@ -70,7 +70,7 @@ func TestPollingRetriesUndeliveredUpdate(t *testing.T) {
 			fails--
 			return errors.New("redis down")
 		}
-		return rec.deliver(ctx, in)
+		return rec.Deliver(ctx, in)
 	}
 	ta.api.PushUpdates(readSample(t, "private_text.json"))
 	stop := listen(t, ta, deliver)
@@ -80,7 +80,7 @@ func TestPollingRetriesUndeliveredUpdate(t *testing.T) {
 	if polls[0].Params["offset"] != "0" || polls[1].Params["offset"] != "0" {
 		t.Errorf("offsets %s, %s: the failed update was confirmed", polls[0].Params["offset"], polls[1].Params["offset"])
 	}
-	if stored, _ := rec.snapshot(); len(stored) != 1 {
+	if stored := rec.Stored(); len(stored) != 1 {
 		t.Errorf("stored %d messages after the retry, want 1", len(stored))
 	}
 	if len(ta.slept) == 0 {
@@ -98,7 +98,7 @@ func TestPollingHealth(t *testing.T) {
 		return ctx.Err()
 	}
 	ta.api.PushUpdates(readSample(t, "private_text.json"))
-	stop := listen(t, ta, (&recorder{}).deliver)
+	stop := listen(t, ta, (&channeltest.Store{}).Deliver)
 	ta.api.WaitFor(func() bool { return hasOffset(ta.api.CallsTo("getUpdates"), "745632102") })
 	_ = stop()
 	if during == nil || !strings.Contains(during.Error(), "409 Conflict") {

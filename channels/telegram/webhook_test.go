@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/channels/channeltest"
 )
 
 // post sends body to the webhook handler like Telegram does.
@@ -24,18 +25,18 @@ func post(t *testing.T, h http.Handler, secret string, body []byte) *httptest.Re
 	return w
 }
 
-func webhookOf(t *testing.T, ta *testAdapter, rec *recorder) http.Handler {
+func webhookOf(t *testing.T, ta *testAdapter, rec *channeltest.Store) http.Handler {
 	t.Helper()
 	wr, ok := ta.ch.(botgw.WebhookReceiver)
 	if !ok {
 		t.Fatal("webhook mode channel is not a botgw.WebhookReceiver")
 	}
-	return wr.WebhookHandler(rec.deliver)
+	return wr.WebhookHandler(rec.Deliver)
 }
 
 func TestWebhookRejectsWrongSecret(t *testing.T) {
 	ta := newTestAdapter(t, Config{}, "")
-	rec := &recorder{}
+	rec := &channeltest.Store{}
 	h := webhookOf(t, ta, rec)
 	for _, secret := range []string{"", "wrong", testSecret + "x"} {
 		w := post(t, h, secret, readSample(t, "private_text.json"))
@@ -43,14 +44,14 @@ func TestWebhookRejectsWrongSecret(t *testing.T) {
 			t.Errorf("secret %q: status %d, want 401", secret, w.Code)
 		}
 	}
-	if _, calls := rec.snapshot(); calls != 0 {
+	if calls := rec.Calls(); calls != 0 {
 		t.Errorf("deliver called %d times after bad secrets, want 0", calls)
 	}
 }
 
 func TestWebhookDeliverFailureAsksForRetry(t *testing.T) {
 	ta := newTestAdapter(t, Config{}, "")
-	rec := &recorder{err: errors.New("redis down")}
+	rec := channeltest.FailingStore(errors.New("redis down"))
 	w := post(t, webhookOf(t, ta, rec), testSecret, readSample(t, "private_text.json"))
 	if w.Code != http.StatusServiceUnavailable {
 		t.Errorf("status %d, want 503 so Telegram redelivers", w.Code)
@@ -59,7 +60,7 @@ func TestWebhookDeliverFailureAsksForRetry(t *testing.T) {
 
 func TestWebhookBadRequests(t *testing.T) {
 	ta := newTestAdapter(t, Config{}, "")
-	h := webhookOf(t, ta, &recorder{})
+	h := webhookOf(t, ta, &channeltest.Store{})
 	w := post(t, h, testSecret, []byte(`{"update_id": "not a number"`))
 	if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), `"error":"body:`) {
 		t.Errorf("bad JSON: status %d body %s, want 400 naming the body", w.Code, w.Body)
@@ -83,14 +84,14 @@ func TestWebhookBadRequests(t *testing.T) {
 // and its answer is sent to the group as a reply to it.
 func TestWebhookGroupMentionAnsweredAsReply(t *testing.T) {
 	ta := newTestAdapter(t, Config{}, "")
-	rec := &recorder{}
+	rec := &channeltest.Store{}
 	h := webhookOf(t, ta, rec)
 	for _, name := range []string{"group_no_mention.json", "group_mention.json"} {
 		if w := post(t, h, testSecret, readSample(t, name)); w.Code != http.StatusOK {
 			t.Fatalf("%s: status %d, want 200", name, w.Code)
 		}
 	}
-	stored, _ := rec.snapshot()
+	stored := rec.Stored()
 	if len(stored) != 1 || stored[0].ID != "2202" || stored[0].Text != "where do we go next?" {
 		t.Fatalf("stored %+v, want only the mention, without the mention text", stored)
 	}
@@ -114,9 +115,9 @@ func TestWebhookGroupMentionAnsweredAsReply(t *testing.T) {
 
 func TestWebhookForumTopic(t *testing.T) {
 	ta := newTestAdapter(t, Config{}, "")
-	rec := &recorder{}
+	rec := &channeltest.Store{}
 	post(t, webhookOf(t, ta, rec), testSecret, readSample(t, "forum_topic.json"))
-	stored, _ := rec.snapshot()
+	stored := rec.Stored()
 	if len(stored) != 1 || stored[0].Chat.String() != "telegram:-1001234567890/42" {
 		t.Fatalf("stored %+v, want one message in chat telegram:-1001234567890/42", stored)
 	}

@@ -283,27 +283,4 @@ func listen(t *testing.T, a *Adapter, deliver botgw.Deliver) (cancel func()) {
 	return cancel
 }
 
-// recorder is a botgw.Deliver that keeps what it was given.
-type recorder struct {
-	mu  sync.Mutex
-	ins []botgw.Inbound
-	err error
-}
-
-func (r *recorder) deliver(_ context.Context, in botgw.Inbound) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.err != nil {
-		return r.err
-	}
-	r.ins = append(r.ins, in)
-	return nil
-}
-
-func (r *recorder) got() []botgw.Inbound {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]botgw.Inbound(nil), r.ins...)
-}
-
 var errNetwork = errors.New("dial tcp: connect: network is unreachable")

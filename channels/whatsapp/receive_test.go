@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/channels/channeltest"
 )
 
 var (
@@ -137,36 +138,34 @@ func checkInbound(t *testing.T, got, want botgw.Inbound) {
 }
 
 func TestHandlerDeliversAndAcks(t *testing.T) {
-	rec := &recorder{}
+	rec := &channeltest.Store{}
 	f := newFakeClient()
 	a, _ := testAdapter(Config{}, nil, openFake(f))
-	listen(t, a, rec.deliver)
+	listen(t, a, rec.Deliver)
 	if !f.emit(t, dm("M1", alicePN, text("hello"))) {
 		t.Fatal("handler withheld the ack of a stored message")
 	}
-	if got := rec.got(); len(got) != 1 || got[0].Text != "hello" {
+	if got := rec.Stored(); len(got) != 1 || got[0].Text != "hello" {
 		t.Fatalf("delivered %+v, want the message", got)
 	}
-	meta := rec.got()[0].Meta
+	meta := rec.Stored()[0].Meta
 	if meta[metaSender] != alicePN.String() || meta[metaTS] != strconv.FormatInt(sentAt.Unix(), 10) {
 		t.Errorf("Meta = %v, want the sender and Unix time for the read receipt", meta)
 	}
 }
 
 func TestHandlerWithholdsAckWhenNotStored(t *testing.T) {
-	rec := &recorder{err: errors.New("redis: connection refused")}
+	rec := channeltest.FailingStore(errors.New("redis: connection refused"))
 	f := newFakeClient()
 	a, logs := testAdapter(Config{}, nil, openFake(f))
-	listen(t, a, rec.deliver)
+	listen(t, a, rec.Deliver)
 	if f.emit(t, dm("M1", alicePN, text("hello"))) {
 		t.Error("handler acked a message that was not stored: WhatsApp would not redeliver it")
 	}
 	if !strings.Contains(logs.String(), "will redeliver") {
 		t.Errorf("failure not logged:\n%s", logs)
 	}
-	rec.mu.Lock()
-	rec.err = botgw.ErrDuplicate
-	rec.mu.Unlock()
+	rec.Fail(botgw.ErrDuplicate)
 	if !f.emit(t, dm("M1", alicePN, text("hello"))) {
 		t.Error("a redelivered duplicate was not acked")
 	}
@@ -179,11 +178,11 @@ func TestHandlerWithholdsAckWhenNotStored(t *testing.T) {
 func TestHandlerOnlyStoresWhileTurnsRun(t *testing.T) {
 	f := newFakeClient()
 	a, _ := testAdapter(Config{}, nil, openFake(f))
-	rec := &recorder{}
+	rec := &channeltest.Store{}
 	work := make(chan botgw.Inbound, 10)
 	provider := make(chan string) // blocks until the test answers
 	deliver := func(ctx context.Context, in botgw.Inbound) error {
-		if err := rec.deliver(ctx, in); err != nil {
+		if err := rec.Deliver(ctx, in); err != nil {
 			return err
 		}
 		work <- in
@@ -204,7 +203,7 @@ func TestHandlerOnlyStoresWhileTurnsRun(t *testing.T) {
 	if !f.emit(t, dm("A1", alicePN, text("first chat"))) || !f.emit(t, dm("B1", bobLID, text("second chat"))) {
 		t.Fatal("handler did not ack")
 	}
-	if got := rec.got(); len(got) != 2 || got[1].Chat != key("555555555555555@lid") {
+	if got := rec.Stored(); len(got) != 2 || got[1].Chat != key("555555555555555@lid") {
 		t.Fatalf("stored %+v, want both chats' messages while the first turn is blocked", got)
 	}
 	if sent := f.sentTexts(); len(sent) != 0 {
