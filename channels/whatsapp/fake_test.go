@@ -25,6 +25,7 @@ type fakeClient struct {
 	connectErr []error // returned by successive connects; then nil
 	sendErr    []error // returned by successive sends; then success
 	sent       []sentMessage
+	attempts   []sentMessage // every SendMessage call, failed or not
 	reads      []readReceipt
 	presences  []types.ChatPresence
 	online     []types.Presence // SendPresence calls WhatsApp accepted
@@ -38,6 +39,7 @@ type fakeClient struct {
 type sentMessage struct {
 	to   types.JID
 	text string
+	id   types.MessageID // SendRequestExtra.ID ("" when none was given)
 }
 
 type readReceipt struct {
@@ -90,14 +92,19 @@ func (f *fakeClient) AddEventHandlerWithSuccessStatus(h whatsmeow.EventHandlerWi
 	return 1
 }
 
-func (f *fakeClient) SendMessage(_ context.Context, to types.JID, m *waE2E.Message, _ ...whatsmeow.SendRequestExtra) (whatsmeow.SendResponse, error) {
+func (f *fakeClient) SendMessage(_ context.Context, to types.JID, m *waE2E.Message, extra ...whatsmeow.SendRequestExtra) (whatsmeow.SendResponse, error) {
 	f.mu.Lock()
 	var err error
 	if len(f.sendErr) > 0 {
 		err, f.sendErr = f.sendErr[0], f.sendErr[1:]
 	}
+	sm := sentMessage{to: to, text: m.GetConversation()}
+	if len(extra) == 1 {
+		sm.id = extra[0].ID
+	}
+	f.attempts = append(f.attempts, sm)
 	if err == nil {
-		f.sent = append(f.sent, sentMessage{to: to, text: m.GetConversation()})
+		f.sent = append(f.sent, sm)
 	}
 	f.mu.Unlock()
 	f.record("send")
@@ -233,6 +240,7 @@ var testTiming = timing{
 	banRetry:       time.Hour,
 	sendAttempts:   3,
 	sendBackoff:    time.Millisecond,
+	rateLimitPause: time.Hour,
 	typingEvery:    5 * time.Millisecond,
 }
 

@@ -50,6 +50,8 @@ type Adapter struct {
 	deliver botgw.Deliver
 
 	progress channels.Progress // parts of split replies already sent
+	limited  rateLimit         // sends paused after a rate-over-limit
+	clock    func() time.Time  // time.Now; tests set a fake clock
 }
 
 var (
@@ -68,6 +70,7 @@ type timing struct {
 	banRetry               time.Duration // wait after a ban without a known expiry
 	sendAttempts           int           // tries per message part
 	sendBackoff            time.Duration // first wait between send tries
+	rateLimitPause         time.Duration // every send waits this long after a rate-over-limit
 	typingEvery            time.Duration // "composing" renewal
 }
 
@@ -84,6 +87,7 @@ var defaultTiming = timing{
 	banRetry:       time.Hour,
 	sendAttempts:   4,
 	sendBackoff:    time.Second,
+	rateLimitPause: 10 * time.Minute,
 	typingEvery:    10 * time.Second,
 }
 
@@ -111,7 +115,9 @@ func newAdapter(cfg Config, lease Lease, log *slog.Logger, open func(context.Con
 	if lease == nil {
 		lease = soloLease{}
 	}
-	a := &Adapter{cfg: cfg, log: log, lease: lease, owner: leaseOwner(), ttl: cfg.leaseTTL(), tm: defaultTiming, open: open}
+	a := &Adapter{cfg: cfg, log: log, lease: lease, owner: leaseOwner(), ttl: cfg.leaseTTL(), tm: defaultTiming, open: open,
+		clock: time.Now}
+	a.limited.now = func() time.Time { return a.clock() }
 	a.state.s = State{State: StateStopped, Since: time.Now()}
 	return a
 }
