@@ -104,6 +104,9 @@ func newClient(dev *store.Device, cfg Config, log *slog.Logger) (*whatsmeow.Clie
 	cli.EnableAutoReconnect = false
 	cli.EnableDecryptedEventBuffer = true
 	cli.SynchronousAck = true
+	// A message this device cannot decrypt is also asked of the phone
+	// (after whatsmeow.RequestFromPhoneDelay) if the sender's resend fails.
+	cli.AutomaticMessageRerequestFromPhone = true
 	if err := cli.SetProxyAddress(cfg.Proxy); err != nil {
 		return nil, fmt.Errorf("whatsapp proxy: %w", err)
 	}

@@ -242,6 +242,10 @@ var testTiming = timing{
 	sendBackoff:    time.Millisecond,
 	rateLimitPause: time.Hour,
 	typingEvery:    5 * time.Millisecond,
+	storeAttempts:  3,
+	storeTimeout:   5 * time.Second,
+	storeBackoff:   time.Millisecond,
+	slowStore:      time.Second,
 }
 
 // testAdapter builds an adapter whose linked device is f (or whatever open

@@ -186,6 +186,8 @@ func (s *session) on(ctx context.Context, ev any) (out outcome, done bool) {
 	case *events.StreamReplaced:
 		s.park(StateReplaced, "another client connected with this WhatsApp session, so this gateway disconnected and will not reconnect until it is restarted; make sure only one botgw deployment uses this device store")
 		return parked, true
+	case redeliver:
+		return retry, !s.redeliver(ctx)
 	case *events.ClientOutdated:
 		s.park(StateOutdated, "WhatsApp rejected this client version (405 client outdated): update botgw to a release with a newer whatsmeow")
 		return parked, true
@@ -216,6 +218,29 @@ func (s *session) available(ctx context.Context) {
 	case err != nil:
 		s.a.log.Warn("whatsapp presence not sent", "err", err)
 	}
+}
+
+// redeliver waits until Redis answers again (a lease renewal goes
+// through), then reconnects: WhatsApp redelivers unacknowledged messages
+// only on a new connection. False means the session ended meanwhile.
+func (s *session) redeliver(ctx context.Context) bool {
+	for attempt := 1; ; attempt++ {
+		ok, err := s.a.renewOnce(ctx, s.a.ttl/3)
+		if err == nil && !ok {
+			return false // the lease is gone: the renew loop ends the session
+		}
+		if err == nil {
+			break
+		}
+		if !sleep(ctx, backoff(s.a.tm.backoffMin, s.a.tm.backoffMax, attempt)) {
+			return false
+		}
+	}
+	s.a.redeliverWanted.Store(false)
+	s.a.counts.forcedReconnect.Add(1)
+	s.a.log.Warn("whatsapp reconnecting so WhatsApp redelivers the messages that could not be stored")
+	s.attempts = 0
+	return s.reconnect(ctx, "reconnecting so WhatsApp redelivers messages that could not be stored")
 }
 
 // keepAliveFailed reports failing pings, and reconnects once they have

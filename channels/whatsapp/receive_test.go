@@ -161,7 +161,7 @@ func TestHandlerWithholdsAckWhenNotStored(t *testing.T) {
 	if f.emit(t, dm("M1", alicePN, text("hello"))) {
 		t.Error("handler acked a message that was not stored: WhatsApp would not redeliver it")
 	}
-	if !strings.Contains(logs.String(), "will redeliver") {
+	if !strings.Contains(logs.String(), "WhatsApp redelivers it") {
 		t.Errorf("failure not logged:\n%s", logs)
 	}
 	rec.mu.Lock()

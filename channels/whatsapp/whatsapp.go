@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.mau.fi/whatsmeow/store/sqlstore"
@@ -52,6 +53,9 @@ type Adapter struct {
 	progress channels.Progress // parts of split replies already sent
 	limited  rateLimit         // sends paused after a rate-over-limit
 	clock    func() time.Time  // time.Now; tests set a fake clock
+	counts   counts
+	// redeliverWanted is set while a reconnect for redelivery is queued.
+	redeliverWanted atomic.Bool
 }
 
 var (
@@ -72,6 +76,10 @@ type timing struct {
 	sendBackoff            time.Duration // first wait between send tries
 	rateLimitPause         time.Duration // every send waits this long after a rate-over-limit
 	typingEvery            time.Duration // "composing" renewal
+	storeAttempts          int           // tries to store one message inside the event handler
+	storeTimeout           time.Duration // bound on one try
+	storeBackoff           time.Duration // first wait between tries
+	slowStore              time.Duration // a store slower than this is logged and counted
 }
 
 // linkConnectTimeout bounds connecting in `botgw whatsapp link`: without
@@ -89,6 +97,10 @@ var defaultTiming = timing{
 	sendBackoff:    time.Second,
 	rateLimitPause: 10 * time.Minute,
 	typingEvery:    10 * time.Second,
+	storeAttempts:  3,
+	storeTimeout:   5 * time.Second,
+	storeBackoff:   500 * time.Millisecond,
+	slowStore:      time.Second,
 }
 
 // New opens the device store (creating it if needed; no network) and
