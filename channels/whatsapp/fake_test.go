@@ -32,8 +32,11 @@ type fakeClient struct {
 	presErr    []error          // returned by successive SendPresence calls; then success
 	connects   int
 	pn, lid    types.JID
-	lidToPN    map[types.JID]types.JID
-	calls      chan string // "connect", "disconnect", "send", "read", "composing", "paused", "presence available"
+	lidToPN    map[types.JID]types.JID // the device store's LID map
+	pnToLID    map[types.JID]types.JID // likewise, the other way
+	directory  map[types.JID]types.JID // what GetUserInfo answers: phone JID → LID
+	lookups    [][]types.JID           // GetUserInfo calls
+	calls      chan string             // "connect", "disconnect", "send", "read", "composing", "paused", "presence available"
 }
 
 type sentMessage struct {
@@ -54,7 +57,8 @@ var (
 )
 
 func newFakeClient() *fakeClient {
-	return &fakeClient{pn: botPN, lid: botLID, lidToPN: map[types.JID]types.JID{}, calls: make(chan string, 1000)}
+	return &fakeClient{pn: botPN, lid: botLID, lidToPN: map[types.JID]types.JID{},
+		pnToLID: map[types.JID]types.JID{}, directory: map[types.JID]types.JID{}, calls: make(chan string, 1000)}
 }
 
 func (f *fakeClient) record(call string) { f.calls <- call }
@@ -151,6 +155,27 @@ func (f *fakeClient) PNForLID(_ context.Context, lid types.JID) (types.JID, bool
 	defer f.mu.Unlock()
 	pn, ok := f.lidToPN[lid]
 	return pn, ok
+}
+
+func (f *fakeClient) LIDForPN(_ context.Context, pn types.JID) (types.JID, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	lid, ok := f.pnToLID[pn]
+	return lid, ok
+}
+
+func (f *fakeClient) UserLIDs(_ context.Context, pns []types.JID) (map[types.JID]types.JID, error) {
+	f.mu.Lock()
+	f.lookups = append(f.lookups, pns)
+	out := map[types.JID]types.JID{}
+	for _, pn := range pns {
+		if lid, ok := f.directory[pn]; ok {
+			out[pn] = lid
+		}
+	}
+	f.mu.Unlock()
+	f.record("userinfo")
+	return out, nil
 }
 
 // emit hands evt to the adapter's handler, as whatsmeow's event loop does,

@@ -161,7 +161,7 @@ func (s *session) disconnect() {
 func (s *session) on(ctx context.Context, ev any) (out outcome, done bool) {
 	switch e := ev.(type) {
 	case *events.Connected:
-		s.connected()
+		s.connected(ctx)
 		s.available(ctx)
 	case *events.PushNameSetting: // the name arrived after connecting
 		s.available(ctx)
@@ -195,9 +195,12 @@ func (s *session) on(ctx context.Context, ev any) (out outcome, done bool) {
 	return retry, false
 }
 
-func (s *session) connected() {
+func (s *session) connected(ctx context.Context) {
 	s.attempts = 0
 	s.a.setCurrent(s.cli)
+	if len(s.a.operators) > 0 {
+		go s.a.resolveOperators(ctx, s.cli)
+	}
 	pn, _ := s.cli.OwnIDs()
 	s.a.state.update(func(st *State) {
 		st.Linked, st.JID, st.Reconnects, st.BanExpires = true, pn.String(), 0, time.Time{}

@@ -62,12 +62,15 @@ func queue(a *Adapter, evs chan<- any, evt any) {
 
 // receive normalises one message and makes it durable.
 func (a *Adapter) receive(ctx context.Context, cli client, e *events.Message, evs chan<- any) bool {
-	in, ok := a.normalize(ctx, cli, e)
-	if !ok {
+	in, ok, err := a.normalize(ctx, cli, e)
+	switch {
+	case err != nil:
+		a.counts.storeFailed.Add(1)
+		a.log.Error("whatsapp message not stored; it stays unacknowledged and WhatsApp redelivers it after a reconnect", "err", err)
+	case !ok:
 		a.Ignore()
 		return true
-	}
-	if a.persist(ctx, in) {
+	case a.persist(ctx, in):
 		return true
 	}
 	if a.redeliverWanted.CompareAndSwap(false, true) {
@@ -122,8 +125,8 @@ func (a *Adapter) noteSlow(start time.Time, chat botgw.ChatKey) {
 func (a *Adapter) undecryptable(ctx context.Context, cli client, e *events.UndecryptableMessage) {
 	a.counts.undecryptable.Add(1)
 	chat := e.Info.Chat.ToNonAD()
-	if !e.Info.IsGroup {
-		chat = phoneJID(ctx, cli, e.Info.Sender.ToNonAD(), e.Info.SenderAlt)
+	if p := a.identify(ctx, cli, e.Info.Sender, e.Info.SenderAlt); !e.Info.IsGroup && !p.pn.IsEmpty() {
+		chat = p.pn
 	}
 	a.log.Warn("whatsapp message could not be decrypted; asked the sender and the phone to resend it",
 		"chat", botgw.ChatKey{Channel: Name, ID: chat.String()}, "id", e.Info.ID,
@@ -132,32 +135,26 @@ func (a *Adapter) undecryptable(ctx context.Context, cli client, e *events.Undec
 
 // normalize turns a WhatsApp message into an Inbound; ok is false for what
 // the gateway ignores (own messages, status broadcasts, reactions, protocol
-// messages, edits, group chatter not addressed to the bot).
-func (a *Adapter) normalize(ctx context.Context, cli client, e *events.Message) (botgw.Inbound, bool) {
+// messages, edits, group chatter not addressed to the bot). err means the
+// chat could not be determined (the alias store failed): not stored.
+func (a *Adapter) normalize(ctx context.Context, cli client, e *events.Message) (in botgw.Inbound, ok bool, err error) {
 	info := e.Info
-	if ignored(e) {
-		return botgw.Inbound{}, false
-	}
-	text, kind, ok := content(e.Message)
+	text, kind, ok := a.accepted(cli, e)
 	if !ok {
-		return botgw.Inbound{}, false
+		return botgw.Inbound{}, false, nil
 	}
-	if info.IsGroup {
-		if !a.addressed(cli, e.Message) {
-			return botgw.Inbound{}, false
+	p := a.identify(ctx, cli, info.Sender, info.SenderAlt)
+	chat := info.Chat.ToNonAD()
+	if !info.IsGroup {
+		if chat, err = a.directKey(ctx, p); err != nil {
+			return botgw.Inbound{}, false, err
 		}
-		text = stripMention(text, cli)
-	}
-	sender := phoneJID(ctx, cli, info.Sender.ToNonAD(), info.SenderAlt)
-	chat := sender
-	if info.IsGroup {
-		chat = info.Chat.ToNonAD()
 	}
 	return botgw.Inbound{
 		Chat:     botgw.ChatKey{Channel: Name, ID: chat.String()},
 		Kind:     kind,
 		ID:       info.ID,
-		UserID:   userID(sender),
+		UserID:   p.userID(),
 		UserName: info.PushName,
 		Text:     text,
 		At:       info.Timestamp,
@@ -167,5 +164,24 @@ func (a *Adapter) normalize(ctx context.Context, cli client, e *events.Message) 
 			metaID:     info.ID,
 			metaTS:     strconv.FormatInt(info.Timestamp.Unix(), 10),
 		},
-	}, true
+	}, true, nil
+}
+
+// accepted is the text of a message the gateway takes, with a group's
+// leading mention of the bot removed.
+func (a *Adapter) accepted(cli client, e *events.Message) (string, botgw.InboundKind, bool) {
+	if ignored(e) {
+		return "", "", false
+	}
+	text, kind, ok := content(e.Message)
+	if !ok {
+		return "", "", false
+	}
+	if e.Info.IsGroup {
+		if !a.addressed(cli, e.Message) {
+			return "", "", false
+		}
+		text = stripMention(text, cli)
+	}
+	return text, kind, true
 }

@@ -108,7 +108,10 @@ func TestNormalize(t *testing.T) {
 			f := newFakeClient()
 			f.lidToPN[aliceLID] = alicePN
 			a, _ := testAdapter(Config{GroupTrigger: tt.trigger}, nil, openFake(f))
-			got, ok := a.normalize(context.Background(), f, tt.evt)
+			got, ok, err := a.normalize(context.Background(), f, tt.evt)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if tt.want == nil {
 				if ok {
 					t.Fatalf("delivered %+v, want it ignored", got)

@@ -50,10 +50,14 @@ type Adapter struct {
 	cur     client // the logged-in client, nil when not connected here
 	deliver botgw.Deliver
 
-	progress channels.Progress // parts of split replies already sent
-	limited  rateLimit         // sends paused after a rate-over-limit
-	clock    func() time.Time  // time.Now; tests set a fake clock
-	counts   counts
+	progress  channels.Progress // parts of split replies already sent
+	limited   rateLimit         // sends paused after a rate-over-limit
+	clock     func() time.Time  // time.Now; tests set a fake clock
+	counts    counts
+	aliases   Aliases   // pins each person's chat key
+	operators []string  // operators' numbers (digits)
+	ops       operators // operators' LIDs, resolved at login
+	looked    onceSet   // numbers whose LID was asked of WhatsApp
 	// redeliverWanted is set while a reconnect for redelivery is queued.
 	redeliverWanted atomic.Bool
 }
@@ -103,10 +107,24 @@ var defaultTiming = timing{
 	slowStore:      time.Second,
 }
 
+// Option sets an optional dependency of New.
+type Option func(*Adapter)
+
+// WithAliases shares the pinned chat keys of WhatsApp users between
+// replicas (see Aliases); without it they live in this process only.
+func WithAliases(al Aliases) Option { return func(a *Adapter) { a.aliases = al } }
+
+// WithOperators names the operators (admin.operators.whatsapp: numbers in
+// digits). Their LIDs are resolved at each login, so an operator whom
+// WhatsApp shows by LID is still recognised.
+func WithOperators(numbers []string) Option {
+	return func(a *Adapter) { a.operators = numbers }
+}
+
 // New opens the device store (creating it if needed; no network) and
 // returns the channel, a botgw.Listener. Listen connects while this replica
 // holds lease; a nil lease means a single replica. Close releases the store.
-func New(ctx context.Context, cfg Config, lease Lease, log *slog.Logger) (botgw.Channel, error) {
+func New(ctx context.Context, cfg Config, lease Lease, log *slog.Logger, opts ...Option) (botgw.Channel, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -119,6 +137,9 @@ func New(ctx context.Context, cfg Config, lease Lease, log *slog.Logger) (botgw.
 		return linkedClient(ctx, c, cfg, log)
 	})
 	a.store = c
+	for _, o := range opts {
+		o(a)
+	}
 	a.initState(ctx)
 	return a, nil
 }
@@ -128,7 +149,7 @@ func newAdapter(cfg Config, lease Lease, log *slog.Logger, open func(context.Con
 		lease = soloLease{}
 	}
 	a := &Adapter{cfg: cfg, log: log, lease: lease, owner: leaseOwner(), ttl: cfg.leaseTTL(), tm: defaultTiming, open: open,
-		clock: time.Now}
+		clock: time.Now, aliases: &memAliases{}}
 	a.limited.now = func() time.Time { return a.clock() }
 	a.state.s = State{State: StateStopped, Since: time.Now()}
 	return a

@@ -28,7 +28,7 @@ func validateWhatsApp(*whatsappConfig) error {
 	return errors.New("channels.whatsapp: " + errNoWhatsApp.Error())
 }
 
-func buildWhatsApp(context.Context, *whatsappConfig, *state.Store, *slog.Logger) (botgw.Channel, error) {
+func buildWhatsApp(context.Context, *whatsappConfig, []string, *state.Store, *slog.Logger) (botgw.Channel, error) {
 	return nil, errNoWhatsApp
 }
 
