@@ -70,8 +70,12 @@ func (a *Adapter) receive(ctx context.Context, cli client, e *events.Message, ev
 	case !ok:
 		a.Ignore()
 		return true
-	case a.persist(ctx, in):
-		return true
+	default:
+		a.classify(&in)
+		if a.persist(ctx, in) {
+			a.noteStored(ctx, in)
+			return true
+		}
 	}
 	if a.redeliverWanted.CompareAndSwap(false, true) {
 		queue(a, evs, redeliver{})

@@ -58,6 +58,7 @@ type Adapter struct {
 	operators []string  // operators' numbers (digits)
 	ops       operators // operators' LIDs, resolved at login
 	looked    onceSet   // numbers whose LID was asked of WhatsApp
+	backlog   backlog   // old messages waiting for their chat's one reply
 	// redeliverWanted is set while a reconnect for redelivery is queued.
 	redeliverWanted atomic.Bool
 }

@@ -22,6 +22,8 @@ type whatsappConfig struct {
 	GroupTrigger string        `yaml:"group_trigger"`
 	LeaseTTL     time.Duration `yaml:"lease_ttl"`
 	Proxy        string        `yaml:"proxy"`
+	MaxBacklog   time.Duration `yaml:"max_backlog_age"`
+	Backlog      string        `yaml:"backlog"`
 }
 
 func validateWhatsApp(*whatsappConfig) error {
