@@ -263,6 +263,8 @@ var testTiming = timing{
 	relinkPoll:     5 * time.Millisecond,
 	keepAliveMax:   time.Minute,
 	banRetry:       time.Hour,
+	replacedMin:    time.Hour,
+	replacedMax:    time.Hour,
 	sendAttempts:   3,
 	sendBackoff:    time.Millisecond,
 	rateLimitPause: time.Hour,

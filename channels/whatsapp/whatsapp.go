@@ -77,6 +77,8 @@ type timing struct {
 	relinkPoll             time.Duration // how often to look for a (re-)linked device
 	keepAliveMax           time.Duration // failing keep-alives this long force a reconnect
 	banRetry               time.Duration // wait after a ban without a known expiry
+	replacedMin            time.Duration // back-off after another client took the session, doubled per time
+	replacedMax            time.Duration
 	sendAttempts           int           // tries per message part
 	sendBackoff            time.Duration // first wait between send tries
 	rateLimitPause         time.Duration // every send waits this long after a rate-over-limit
@@ -98,6 +100,8 @@ var defaultTiming = timing{
 	relinkPoll:     30 * time.Second,
 	keepAliveMax:   3 * time.Minute,
 	banRetry:       time.Hour,
+	replacedMin:    time.Minute,
+	replacedMax:    30 * time.Minute,
 	sendAttempts:   4,
 	sendBackoff:    time.Second,
 	rateLimitPause: 10 * time.Minute,
@@ -187,9 +191,9 @@ func (a *Adapter) setState(st ConnState, detail string) {
 	}
 	level := slog.LevelInfo
 	switch st {
-	case StateDisconnected, StateKeepAlive, StateNotLinked, StateReplaced:
+	case StateDisconnected, StateKeepAlive, StateNotLinked:
 		level = slog.LevelWarn
-	case StateLoggedOut, StateBanned, StateOutdated:
+	case StateLoggedOut, StateBanned, StateOutdated, StateReplaced:
 		level = slog.LevelError
 	}
 	a.log.Log(context.Background(), level, "whatsapp connection state", "state", st, "detail", detail)

@@ -188,8 +188,15 @@ func (gw *gateway) watchChannels(m *metrics.Metrics) {
 		if c, ok := ch.(botgw.IgnoreCounter); ok {
 			c.CountIgnored(m.Ignored(ch.Name()))
 		}
+		if c, ok := ch.(eventCounter); ok {
+			m.WatchEvents(ch.Name(), c.EventCounts)
+		}
 	}
 }
+
+// eventCounter is a channel that counts events of its own (WhatsApp:
+// undecryptable messages, forced reconnects…), exported as metrics.
+type eventCounter interface{ EventCounts() map[string]uint64 }
 
 // checks are the readiness probes: Redis, and every channel that reports
 // its health.
