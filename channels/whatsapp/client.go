@@ -134,10 +134,27 @@ func newClient(dev *store.Device, cfg Config, log *slog.Logger) (*whatsmeow.Clie
 	// A message this device cannot decrypt is also asked of the phone
 	// (after whatsmeow.RequestFromPhoneDelay) if the sender's resend fails.
 	cli.AutomaticMessageRerequestFromPhone = true
-	if err := cli.SetProxyAddress(cfg.Proxy); err != nil {
-		return nil, fmt.Errorf("whatsapp proxy: %w", err)
+	if err := setProxy(cli, cfg.Proxy); err != nil {
+		return nil, err
 	}
 	return cli, nil
+}
+
+type proxySetter interface {
+	SetProxyAddress(addr string, opts ...whatsmeow.SetProxyOptions) error
+}
+
+// setProxy applies the proxy setting. Empty leaves whatsmeow's default,
+// the HTTPS_PROXY environment variable, in place: SetProxyAddress("")
+// would turn that off.
+func setProxy(cli proxySetter, addr string) error {
+	if addr == "" {
+		return nil
+	}
+	if err := cli.SetProxyAddress(addr); err != nil {
+		return fmt.Errorf("whatsapp proxy: %w", err)
+	}
+	return nil
 }
 
 // linkedClient opens a client for the store's linked device, or

@@ -124,9 +124,12 @@ func (c Config) sqlitePath() string { return strings.TrimPrefix(c.Store, sqliteS
 
 // sqliteDSN is the modernc.org/sqlite DSN for the store: whatsmeow needs
 // foreign keys on; the busy timeout lets `botgw whatsapp link` and a running
-// gateway share the file.
+// gateway share the file; _txlock=immediate takes the write lock when a
+// transaction begins, so whatsmeow's read-then-write transactions wait
+// for each other (busy timeout) instead of failing with SQLITE_BUSY when
+// the read lock cannot be upgraded.
 func (c Config) sqliteDSN() string {
-	return "file:" + c.sqlitePath() + "?_pragma=foreign_keys(1)&_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)"
+	return "file:" + c.sqlitePath() + "?_pragma=foreign_keys(1)&_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_txlock=immediate"
 }
 
 func (c Config) leaseTTL() time.Duration {

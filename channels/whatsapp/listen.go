@@ -31,6 +31,7 @@ func (a *Adapter) Listen(ctx context.Context, deliver botgw.Deliver) error {
 	a.deliver = deliver
 	a.mu.Unlock()
 	defer a.setState(StateStopped, "")
+	loggedOuts := 0
 	for a.acquire(ctx) {
 		cli, err := a.open(ctx) // after acquiring: the holder's view of the store is fresh
 		if err != nil {
@@ -38,8 +39,12 @@ func (a *Adapter) Listen(ctx context.Context, deliver botgw.Deliver) error {
 			a.waitForLink(ctx, err)
 			continue
 		}
-		if a.hold(ctx, cli) == parked {
+		switch a.hold(ctx, cli) {
+		case parked:
 			<-ctx.Done()
+		case loggedOut: // back off: a store whose device could not be deleted logs out again at once
+			loggedOuts++
+			a.wait(ctx, backoff(a.tm.relinkPoll, a.tm.backoffMax, loggedOuts))
 		}
 	}
 	return nil

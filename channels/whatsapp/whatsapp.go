@@ -50,9 +50,10 @@ type Adapter struct {
 	cur     client // the logged-in client, nil when not connected here
 	deliver botgw.Deliver
 
-	progress  channels.Progress // parts of split replies already sent
-	limited   rateLimit         // sends paused after a rate-over-limit
-	clock     func() time.Time  // time.Now; tests set a fake clock
+	progress  channels.Progress                               // parts of split replies already sent
+	limited   rateLimit                                       // sends paused after a rate-over-limit
+	clock     func() time.Time                                // time.Now; tests set a fake clock
+	wait      func(ctx context.Context, d time.Duration) bool // sleep; tests watch it
 	counts    counts
 	aliases   Aliases   // pins each person's chat key
 	operators []string  // operators' numbers (digits)
@@ -134,13 +135,16 @@ func New(ctx context.Context, cfg Config, lease Lease, log *slog.Logger, opts ..
 		return nil, err
 	}
 	log = log.With("channel", Name)
-	c, err := openStore(ctx, cfg, log)
+	a := newAdapter(cfg, lease, log, nil)
+	var c *sqlstore.Container
+	err := withUpgradeLock(ctx, a.lease, a.owner, time.Second, func() (err error) {
+		c, err = openStore(ctx, cfg, log)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	a := newAdapter(cfg, lease, log, func(ctx context.Context) (client, error) {
-		return linkedClient(ctx, c, cfg, log)
-	})
+	a.open = func(ctx context.Context) (client, error) { return linkedClient(ctx, c, cfg, log) }
 	a.store = c
 	for _, o := range opts {
 		o(a)
@@ -154,7 +158,7 @@ func newAdapter(cfg Config, lease Lease, log *slog.Logger, open func(context.Con
 		lease = soloLease{}
 	}
 	a := &Adapter{cfg: cfg, log: log, lease: lease, owner: leaseOwner(), ttl: cfg.leaseTTL(), tm: defaultTiming, open: open,
-		clock: time.Now, aliases: &memAliases{}}
+		clock: time.Now, wait: sleep, aliases: &memAliases{}}
 	a.limited.now = func() time.Time { return a.clock() }
 	a.state.s = State{State: StateStopped, Since: time.Now()}
 	return a
