@@ -166,3 +166,26 @@ func increment(db *sql.DB) error {
 	}
 	return tx.Commit()
 }
+
+// The client asks the phone for a message this device could not decrypt,
+// and keeps whatsmeow's reconnects off (the adapter owns them).
+func TestClientRerequestsUndecryptableFromPhone(t *testing.T) {
+	cfg := Config{Store: "sqlite://" + t.TempDir() + "/wa.db"}
+	c, err := openStore(context.Background(), cfg, discardLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	dev, err := c.GetFirstDevice(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli, err := newClient(dev, cfg, discardLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cli.AutomaticMessageRerequestFromPhone || cli.EnableAutoReconnect {
+		t.Errorf("AutomaticMessageRerequestFromPhone=%v EnableAutoReconnect=%v, want true, false",
+			cli.AutomaticMessageRerequestFromPhone, cli.EnableAutoReconnect)
+	}
+}
