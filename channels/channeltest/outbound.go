@@ -65,9 +65,8 @@ var outboundCases = []suiteCase{
 	}},
 	{CaseRateLimited, func(t *testing.T, h Harness, e *env) {
 		pe := e.failedSend(t, h, RateLimited)
-		if pe.Permanent || pe.RetryAfter <= 0 || pe.Status != 429 {
-			t.Errorf("got status %d, retry after %v, permanent %v; want 429 with the platform's Retry-After, not permanent",
-				pe.Status, pe.RetryAfter, pe.Permanent)
+		if pe.Permanent || pe.RetryAfter <= 0 {
+			t.Errorf("got retry after %v, permanent %v; want the platform's Retry-After, not permanent", pe.RetryAfter, pe.Permanent)
 		}
 	}},
 	{CasePermanent, func(t *testing.T, h Harness, e *env) {

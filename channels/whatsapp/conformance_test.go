@@ -25,7 +25,6 @@ func TestConformance(t *testing.T) {
 		Dialect: markup.WhatsApp,
 		Lacks: map[string]string{
 			channeltest.CaseThreadReply: "WhatsApp chats have no threads or topics",
-			channeltest.CaseRateLimited: "WhatsApp tells a linked device no Retry-After; pacing is the gateway's own",
 		},
 		New: newPlatform,
 	})
@@ -78,7 +77,7 @@ func (p *platform) Fail(f channeltest.Failure, n int) {
 	p.f.mu.Lock()
 	defer p.f.mu.Unlock()
 	p.f.failErr = map[channeltest.Failure]error{channeltest.Temporary: whatsmeow.ErrMessageTimedOut,
-		channeltest.Permanent: whatsmeow.ErrIQForbidden}[f]
+		channeltest.RateLimited: whatsmeow.ErrIQRateOverLimit, channeltest.Permanent: whatsmeow.ErrIQForbidden}[f]
 	p.f.failIn = n
 }
 
