@@ -4,15 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"testing"
 
 	"go.mau.fi/whatsmeow"
 	"go.mau.fi/whatsmeow/types"
 
 	"github.com/botgw/botgw"
-	"github.com/botgw/botgw/channels/markup"
 )
 
 func reply(chat, text string) botgw.Outbound {
@@ -122,33 +119,4 @@ func TestTypingWithoutSessionIsANoop(t *testing.T) {
 	a, _ := testAdapter(Config{}, nil, openFake(newFakeClient()))
 	stop := a.StartTyping(context.Background(), botgw.Inbound{Chat: key("447700900123@s.whatsapp.net")})
 	stop()
-}
-
-// TestRetriedSendResumesAfterTheSentParts: part 2 of a long reply fails
-// past its retries; when the engine retries the reply, part 1 is not sent
-// a second time.
-func TestRetriedSendResumesAfterTheSentParts(t *testing.T) {
-	a, f, _, _ := connected(t, Config{})
-	var paras []string
-	for i := range 30 {
-		paras = append(paras, fmt.Sprintf("Stop %d: %s", i, strings.Repeat("walk on ", 40)))
-	}
-	m := reply("447700900123@s.whatsapp.net", strings.Join(paras, "\n\n"))
-	want := markup.WhatsApp.Render(m.Text)
-	if len(want) < 3 {
-		t.Fatalf("reply split into %d parts, want at least 3", len(want))
-	}
-	timeout := whatsmeow.ErrMessageTimedOut
-	f.mu.Lock()
-	f.sendErr = []error{nil, timeout, timeout, timeout}
-	f.mu.Unlock()
-	if err := a.Send(context.Background(), m); err == nil {
-		t.Fatal("Send succeeded while part 2 kept failing")
-	}
-	if err := a.Send(context.Background(), m); err != nil {
-		t.Fatalf("retried Send: %v", err)
-	}
-	if got := f.sentTexts(); !slices.Equal(got, want) {
-		t.Errorf("WhatsApp got %d messages, want each of the %d parts once, in order", len(got), len(want))
-	}
 }
