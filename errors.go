@@ -13,6 +13,9 @@ var (
 	ErrLeaseLost   = errors.New("lease lost")
 	ErrDuplicate   = errors.New("duplicate")
 	ErrUnsupported = errors.New("unsupported")
+	// ErrInvalidInput is input that can never be stored (a chat key or a
+	// field the store cannot hold): retrying cannot help.
+	ErrInvalidInput = errors.New("input cannot be stored")
 )
 
 // ProviderError is a failed LLM call, translated from the vendor SDK's error.

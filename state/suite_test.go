@@ -25,6 +25,9 @@ func runSuite(t *testing.T, newH newHarness) {
 		run  func(t *testing.T, h *harness)
 	}{
 		{"AppendDeduplicates", testAppendDeduplicates},
+		{"AppendAllOrNothing", testAppendAllOrNothing},
+		{"RepairMarksOrphans", testRepairMarksOrphans},
+		{"Writable", testWritable},
 		{"BeginLeases", testBeginLeases},
 		{"LeaseExpires", testLeaseExpires},
 		{"CommitConflict", testCommitConflict},
