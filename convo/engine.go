@@ -40,6 +40,10 @@ type Config struct {
 	// LogContent adds the message text and the reply to the per-turn log
 	// line. Off by default: logs carry no conversation content.
 	LogContent bool
+	// TakeoverGrace is how long a worker that takes over a chat with
+	// replies waiting lets the last holder record their delivery before it
+	// resends them (record.go); default 3 × LeaseRenew, at most 5s.
+	TakeoverGrace time.Duration
 }
 
 func (c Config) withDefaults() Config {
