@@ -228,6 +228,7 @@ func (e *Engine) send(ctx context.Context, ch botgw.Channel, m botgw.Outbound) e
 	ctx, span := e.startSpan(ctx, spanDelivery, ch.Name())
 	err := e.sendRetrying(ctx, ch, m)
 	endSpan(span, err, "delivery failed")
+	e.keepProgress(m, err)
 	return err
 }
 

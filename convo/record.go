@@ -2,6 +2,7 @@ package convo
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/botgw/botgw"
@@ -75,5 +76,24 @@ func (e *Engine) retryStore(op func(ctx context.Context) error, failed func(erro
 		case <-t.C:
 		}
 		delay = min(2*delay, ceiling)
+	}
+}
+
+// keepProgress records in the outbox how many parts of a split reply the
+// platform took before the send failed, so whichever replica retries it
+// resumes after them. Like a delivery, the fact is kept until Redis has it.
+func (e *Engine) keepProgress(m botgw.Outbound, err error) {
+	var pe *botgw.PlatformError
+	if !errors.As(err, &pe) || pe.Permanent || pe.Sent <= m.Sent {
+		return
+	}
+	log := e.log.With("chat", m.Chat)
+	err = e.retryStore(func(ctx context.Context) error {
+		return e.deps.Store.Progress(ctx, m.Chat, m.ID, pe.Sent)
+	}, func(err error) {
+		log.Warn("recording the parts of a reply the platform took; retrying until Redis takes it", "err", err)
+	})
+	if err != nil {
+		log.Error("parts of a reply taken but not recorded: the engine stopped first; they may be sent again", "err", err)
 	}
 }

@@ -3,6 +3,7 @@ package convo
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -126,5 +127,30 @@ func TestDeliveredReplyIsRecordedAfterARedisOutage(t *testing.T) {
 	}
 	if n := len(a.ch.Sent()) + len(b.ch.Sent()); n != 1 {
 		t.Errorf("the reply was sent %d times, want once", n)
+	}
+}
+
+// partFails is a platform that takes the first part of every reply and
+// then fails.
+type partFails struct{ botgw.Channel }
+
+func (partFails) Send(context.Context, botgw.Outbound) error {
+	return &botgw.PlatformError{Channel: "test", Status: 502, Sent: 1, Err: errors.New("bad gateway after part 1")}
+}
+
+// The parts of a split reply the platform took are recorded in the outbox,
+// so the replica that retries the reply resumes after them.
+func TestSplitReplyProgressSurvivesTheReplica(t *testing.T) {
+	stores := openShared(t, 2, fastStore)
+	a := newRig(t, stores[0], fake.New(), Config{TakeoverGrace: 100 * time.Millisecond})
+	a.eng.deps.Channels["test"] = partFails{a.ch}
+	a.say(t, testChat, "1", "hello")
+	waitFor(t, func() bool { return strings.Contains(a.logs.String(), "kept in the outbox") })
+	a.stop()
+
+	b := newRig(t, stores[1], fake.New(), Config{TakeoverGrace: 100 * time.Millisecond})
+	sent := b.ch.Wait(t, 1, 10*time.Second)
+	if sent[0].ID != "re-1" || sent[0].Sent != 1 {
+		t.Errorf("the other replica sent %+v, want re-1 resuming after the 1 part taken", sent[0])
 	}
 }

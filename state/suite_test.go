@@ -35,6 +35,7 @@ func runSuite(t *testing.T, newH newHarness) {
 		{"CommitConsumesHead", testCommitConsumesHead},
 		{"CommitDeletesState", testCommitDeletesState},
 		{"Delivered", testDelivered},
+		{"Progress", testProgress},
 		{"FinishDelivered", testFinishDelivered},
 		{"FinishIdle", testFinishIdle},
 		{"FinishMore", testFinishMore},

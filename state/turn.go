@@ -202,6 +202,20 @@ func (s *Store) Delivered(ctx context.Context, k botgw.ChatKey, _ string, ids ..
 	return nil
 }
 
+// Progress records that the platform took the first sent parts of the
+// split outbox entry id. Like Delivered it does not check the lease: the
+// parts reached the channel whoever holds the chat now.
+func (s *Store) Progress(ctx context.Context, k botgw.ChatKey, id string, sent int) error {
+	ks, err := s.keys(k)
+	if err != nil {
+		return fmt.Errorf("record progress of outbound %s of chat %s: %w", id, k, err)
+	}
+	if err := progressScript.Run(ctx, s.c, []string{ks.outbox}, id, sent).Err(); err != nil {
+		return fmt.Errorf("record progress of outbound %s of chat %s: %w", id, k, err)
+	}
+	return nil
+}
+
 // newToken is a fresh lease token: 16 random bytes, hex.
 func newToken() string {
 	b := make([]byte, 16)

@@ -35,12 +35,12 @@ func (a *Adapter) Send(ctx context.Context, m botgw.Outbound) error {
 		return &botgw.PlatformError{Channel: Name, Err: fmt.Errorf("not connected to WhatsApp on this replica (%s)", a.state.get().State)}
 	}
 	parts := parts(m.Text)
-	for i := a.progress.Sent(m.ID); i < len(parts); i++ {
+	for i := max(a.progress.Sent(m.ID), m.Sent); i < len(parts); i++ {
 		msg := &waE2E.Message{Conversation: proto.String(parts[i])}
 		if perm, err := a.sendPart(ctx, cli, to, msg); err != nil {
 			a.progress.Record(m.ID, i)
 			err = fmt.Errorf("part %d of %d to %s: %w", i+1, len(parts), m.Chat, err)
-			return &botgw.PlatformError{Channel: Name, Permanent: perm, Err: err}
+			return &botgw.PlatformError{Channel: Name, Permanent: perm, Sent: i, Err: err}
 		}
 	}
 	a.progress.Record(m.ID, 0)
