@@ -20,6 +20,7 @@ type scenario struct {
 	llm      *faultLLM
 	api      *channeltest.BotAPI
 	replicas []*replica
+	prefix   string // the replicas' redis.key_prefix
 }
 
 // redisTarget is where a scenario's replicas keep their state.
@@ -45,6 +46,7 @@ func newScenario(t *testing.T, target redisTarget, n int) *scenario {
 	llm, llmURL := newFaultLLM(t)
 	sc := &scenario{t: t, llm: llm, api: newBotAPI(t)}
 	prefix := "botgwfault-" + randomSuffix()
+	sc.prefix = prefix
 	if target.shared != nil {
 		cleanRedis(t, target.shared, prefix+":*")
 	}
