@@ -29,7 +29,7 @@ type Reply struct {
 // "description":...}. It answers getMe, setWebhook, deleteWebhook,
 // setMyCommands, sendChatAction, sendMessage (refusing a text longer than
 // 4096 UTF-16 units after entity parsing, as Telegram does) and long-polled
-// getUpdates.
+// getUpdates. Like Telegram, it refuses HTML it cannot parse.
 type BotAPI struct {
 	URL      string
 	Token    string
@@ -174,10 +174,15 @@ func (f *BotAPI) answer(method string, p map[string]string) Reply {
 	return Reply{404, `{"ok":false,"error_code":404,"description":"Not Found: method not found"}`}
 }
 
-// sendMessage takes a message, or refuses one too long; f.mu is held.
+// sendMessage takes a message, or refuses one too long or, in HTML mode,
+// with tags Telegram cannot parse; f.mu is held.
 func (f *BotAPI) sendMessage(p map[string]string) Reply {
 	n := markup.UTF16Len(p["text"])
 	if p["parse_mode"] == "HTML" {
+		if err := checkHTML(p["text"]); err != nil {
+			desc, _ := json.Marshal("Bad Request: can't parse entities: " + err.Error())
+			return Reply{400, `{"ok":false,"error_code":400,"description":` + string(desc) + `}`}
+		}
 		n = markup.UTF16Len(markup.TelegramText(p["text"]))
 	}
 	if n > 4096 {

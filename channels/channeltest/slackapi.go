@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // SlackAPI is a local Slack Web API speaking Slack's wire format: form
@@ -121,6 +122,8 @@ func (f *SlackAPI) postMessage(w http.ResponseWriter, form url.Values) {
 		writeSlack(w, http.StatusTooManyRequests, `{"ok":false,"error":"ratelimited"}`)
 	case form.Get("text") == "":
 		writeSlack(w, http.StatusOK, `{"ok":false,"error":"no_text"}`)
+	case utf8.RuneCountInString(form.Get("text")) > 40000:
+		writeSlack(w, http.StatusOK, `{"ok":false,"error":"msg_too_long"}`)
 	default:
 		f.mu.Lock()
 		f.accepted = append(f.accepted, form.Get("text"))
