@@ -277,14 +277,14 @@ func TestAttemptTimeout(t *testing.T) {
 // A model that stalls past the attempt timeout is asked again, as
 // max_retries promises for timeouts, within the turn's deadline.
 func TestAttemptTimeoutIsRetried(t *testing.T) {
-	api := newFakeAnthropic(t, func(n int, w http.ResponseWriter, r *http.Request) {
+	api := providertest.NewAnthropic(t, func(n int, w http.ResponseWriter, r *http.Request) {
 		if n == 0 {
 			<-r.Context().Done() // the first attempt never gets an answer
 			return
 		}
-		writeJSON(w, 200, textMessage("second time lucky"))
+		providertest.AnthropicText("second time lucky").Write(w)
 	})
-	p := api.provider(t, func(c *anthropic.Config) { c.Timeout = 200 * time.Millisecond; c.MaxRetries = 2 })
+	p := newProvider(t, api, func(c *anthropic.Config) { c.Timeout = 200 * time.Millisecond; c.MaxRetries = 2 })
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second) // the turn's deadline
 	defer cancel()
 	reply, err := p.Complete(ctx, hi())
