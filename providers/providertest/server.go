@@ -3,6 +3,7 @@
 // codes): a Chat Completions server (OpenAI and compatible servers) and an
 // Anthropic Messages server. Every package's tests use these instead of
 // their own copies. It is test support: production code never imports it.
+// It is not under providers/internal because cmd/botgw's tests use it too.
 package providertest
 
 import (
