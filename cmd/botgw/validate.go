@@ -153,6 +153,9 @@ func (c ChannelsConfig) validate() []error {
 	if c.WhatsApp != nil {
 		errs = append(errs, validateWhatsApp(c.WhatsApp))
 	}
+	if c.Web != nil {
+		errs = append(errs, c.Web.Validate())
+	}
 	return errs
 }
 
