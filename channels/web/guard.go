@@ -110,7 +110,9 @@ func (a *Adapter) ownHost(hostport string) bool {
 }
 
 // normOrigin lower-cases an origin and drops a trailing slash.
-func normOrigin(s string) string { return strings.TrimSuffix(strings.ToLower(strings.TrimSpace(s)), "/") }
+func normOrigin(s string) string {
+	return strings.TrimSuffix(strings.ToLower(strings.TrimSpace(s)), "/")
+}
 
 // publicHost is public_url's host[:port], lower-cased; "" if none.
 func publicHost(publicURL string) string {

@@ -60,13 +60,13 @@ func TestBadChatRequestsNameTheField(t *testing.T) {
 	a := New(Config{}, Site{Loopback: true}, slog.New(slog.DiscardHandler))
 	h := a.ChatHandler(func(context.Context, botgw.Inbound) error { t.Fatal("bad input was delivered"); return nil })
 	for body, field := range map[string]string{
-		`{"text":"x"}`:                      "chat:",
-		`{"chat":"telegram:1","text":"x"}`:  "chat:",
-		`{"chat":"web:a"}`:                  "text:",
-		`{"chat":"web:a","text":"   "}`:     "text:",
-		`{"chat":"web:a","text":"x","y":1}`: "body:",
-		`[1,2]`:                             "body:",
-		`{"chat":"web:a\u0000b","text":"x"}`:                       "chat:",
+		`{"text":"x"}`:                       "chat:",
+		`{"chat":"telegram:1","text":"x"}`:   "chat:",
+		`{"chat":"web:a"}`:                   "text:",
+		`{"chat":"web:a","text":"   "}`:      "text:",
+		`{"chat":"web:a","text":"x","y":1}`:  "body:",
+		`[1,2]`:                              "body:",
+		`{"chat":"web:a\u0000b","text":"x"}`: "chat:",
 		`{"chat":"web:` + strings.Repeat("x", 257) + `","text":"x"}`: "chat:",
 	} {
 		code, v := do(t, h, http.MethodPost, "/v1/chat", body)
