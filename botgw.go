@@ -165,6 +165,9 @@ type Inbound struct {
 	Text     string    `json:"text,omitempty"`
 	At       time.Time `json:"at,omitzero"`
 	Event    *Event    `json:"event,omitempty"`
+	// Cut is set when Text (or the event's text) was longer than the
+	// gateway's input limit and was cut to it; the user is told.
+	Cut bool `json:"cut,omitempty"`
 	// Meta carries adapter data the adapter needs again when it answers
 	// (a message id to reply to, a sender JID for a read receipt).
 	Meta map[string]string `json:"meta,omitempty"`

@@ -13,6 +13,10 @@ var (
 	ErrLeaseLost   = errors.New("lease lost")
 	ErrDuplicate   = errors.New("duplicate")
 	ErrUnsupported = errors.New("unsupported")
+	// ErrInvalid: the request itself is malformed (a cursor the store did
+	// not hand out, an import that would break the chat). The error's text
+	// names the field; HTTP answers it with 400.
+	ErrInvalid = errors.New("invalid")
 )
 
 // ProviderError is a failed LLM call, translated from the vendor SDK's error.

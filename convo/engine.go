@@ -153,6 +153,7 @@ func (e *Engine) Handle(ctx context.Context, in botgw.Inbound) error {
 	if in.At.IsZero() {
 		in.At = e.now()
 	}
+	in = e.cfg.Limits.cut(in)
 	err := e.deps.Store.Append(ctx, in)
 	e.deps.Hooks.inbound(in, err)
 	switch {

@@ -97,6 +97,9 @@ func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbou
 			b.replies = append(b.replies, e.cfg.UnsupportedNotice)
 		default:
 			b.last = in
+			if in.Cut {
+				b.replies = append(b.replies, e.cfg.Limits.CutNotice)
+			}
 			if cmd, args, ok := e.parseCommand(in.Text); ok {
 				reply, reset := e.runCommand(ctx, v, in, cmd, args, log)
 				b.replies = append(b.replies, reply)
