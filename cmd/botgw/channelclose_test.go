@@ -124,4 +124,3 @@ func TestChannelsAreClosedWhenStartUpFails(t *testing.T) {
 		t.Errorf("%d files of the WhatsApp device store left open after a failed start (%v)", n, err)
 	}
 }
-
