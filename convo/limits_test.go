@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/providers/fake"
 )
 
@@ -122,5 +123,27 @@ func TestInputLimitDefaultsTo8000(t *testing.T) {
 	}
 	if !strings.Contains(reply, "8000") {
 		t.Errorf("reply %q does not tell the user about the cut", reply)
+	}
+}
+
+func TestLongEventTextIsCutToo(t *testing.T) {
+	prov := fake.New()
+	r := newRig(t, openStore(t, false, fastStore), prov, Config{Limits: Limits{MaxInputChars: 5}})
+	ev := botgw.Inbound{Chat: testChat, Kind: botgw.KindEvent, ID: "evt:1", Event: &botgw.Event{ID: "1", Text: "visited the theatre", Respond: true}}
+	if err := r.eng.Handle(t.Context(), ev); err != nil {
+		t.Fatal(err)
+	}
+	reply := r.ch.Wait(t, 1, 5*time.Second)[0].Text
+	var events []string
+	for _, m := range history(t, r.store, testChat) {
+		if m.Role == botgw.RoleEvent {
+			events = append(events, m.Text)
+		}
+	}
+	if !slices.Equal(events, []string{"visit"}) {
+		t.Errorf("stored events %q, want the text cut to 5 characters", events)
+	}
+	if strings.Contains(reply, "too long") {
+		t.Errorf("the player was told about an app event's length: %q", reply)
 	}
 }
