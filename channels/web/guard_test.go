@@ -122,3 +122,20 @@ func TestLoopbackListen(t *testing.T) {
 		}
 	}
 }
+
+func TestAllowedOriginGetsCORSAndOthersDoNot(t *testing.T) {
+	a := New(Config{AllowedOrigins: []string{"https://game.example.com"}}, Site{}, slog.New(slog.DiscardHandler))
+	h := a.ChatHandler(func(context.Context, botgw.Inbound) error { return nil })
+	for origin, want := range map[string]int{"https://game.example.com": http.StatusNoContent, "https://evil.example": http.StatusForbidden} {
+		r := httptest.NewRequest(http.MethodOptions, "/v1/chat", nil)
+		r.Host = "bot.example.com"
+		r.Header.Set("Origin", origin)
+		r.Header.Set("Access-Control-Request-Method", "POST")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		allow := w.Header().Get("Access-Control-Allow-Origin")
+		if w.Code != want || (want == http.StatusNoContent) != (allow == origin) {
+			t.Errorf("preflight from %s: %d, Allow-Origin %q", origin, w.Code, allow)
+		}
+	}
+}

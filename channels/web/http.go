@@ -46,11 +46,20 @@ func Page() http.Handler {
 	})
 }
 
-// ChatHandler serves POST /v1/chat (send a message, wait for the reply) and
-// GET /v1/chat?chat=web:x (replies that arrived with nobody waiting).
+// ChatHandler serves POST /v1/chat (send a message, wait for the reply),
+// GET /v1/chat?chat=web:x (replies that arrived with nobody waiting) and
+// OPTIONS /v1/chat (the CORS preflight of a page on an allowed origin).
 func (a *Adapter) ChatHandler(deliver botgw.Deliver) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if msg, err := a.authorize(r); err != nil {
+		msg, err := a.authorize(r)
+		if err == nil {
+			a.cors(w, r)
+		}
+		if r.Method == http.MethodOptions && err == nil {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		if err != nil {
 			status := http.StatusUnauthorized
 			if errors.Is(err, errForbidden) {
 				status = http.StatusForbidden
@@ -108,6 +117,23 @@ func (a *Adapter) poll(w http.ResponseWriter, r *http.Request) {
 		res.Messages = append(res.Messages, m.Text)
 	}
 	writeJSON(w, http.StatusOK, res)
+}
+
+// cors lets a page on an allowed origin read the answer (the gateway's own
+// page is same-origin and needs nothing).
+func (a *Adapter) cors(w http.ResponseWriter, r *http.Request) {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return
+	}
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", origin)
+	h.Add("Vary", "Origin")
+	if r.Method == http.MethodOptions {
+		h.Set("Access-Control-Allow-Methods", "GET, POST")
+		h.Set("Access-Control-Allow-Headers", "Content-Type, Authorization")
+		h.Set("Access-Control-Max-Age", "600")
+	}
 }
 
 // parseChat reads and checks a POST /v1/chat body; errors name the field.

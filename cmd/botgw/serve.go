@@ -172,6 +172,7 @@ func (gw *gateway) wire(ctx context.Context, cfg Config, tracer trace.Tracer, lo
 		gw.server.Handle(http.MethodGet, "/chat.js", webhooks.Page(web.Page()))
 		gw.server.Handle(http.MethodPost, "/v1/chat", w.ChatHandler(gw.engine.Handle))
 		gw.server.Handle(http.MethodGet, "/v1/chat", w.ChatHandler(gw.engine.Handle))
+		gw.server.Handle(http.MethodOptions, "/v1/chat", w.ChatHandler(gw.engine.Handle))
 	}
 	return nil
 }
