@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -44,7 +43,7 @@ func TestDockerDefaultCommandServesNoOpenWebChat(t *testing.T) {
 	}
 	cmd := exec.Command(binary(t), args...)
 	cmd.Env = append(os.Environ(), "BOTGW_CONFIG=", "OPENAI_API_KEY=", "ANTHROPIC_API_KEY=")
-	var out bytes.Buffer
+	var out syncBuffer // written by the process's copy goroutines
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
