@@ -13,9 +13,12 @@ var (
 	ErrLeaseLost   = errors.New("lease lost")
 	ErrDuplicate   = errors.New("duplicate")
 	ErrUnsupported = errors.New("unsupported")
-	// ErrInvalid: the request itself is malformed (a cursor the store did
-	// not hand out, an import that would break the chat). The error's text
-	// names the field; HTTP answers it with 400.
+	// ErrInvalidInput is input that can never be stored (a chat key or a
+	// field the store cannot hold): retrying cannot help.
+	ErrInvalidInput = errors.New("input cannot be stored")
+	// ErrInvalid: an operator's or API client's request is malformed (a
+	// cursor the store did not hand out, an import that would break the
+	// chat). The error's text names the field; HTTP answers it with 400.
 	ErrInvalid = errors.New("invalid")
 )
 
@@ -49,7 +52,10 @@ type PlatformError struct {
 	Status     int           // HTTP status, when there was one
 	RetryAfter time.Duration // from the platform's rate-limit answer
 	Permanent  bool          // retrying cannot help (blocked bot, bad chat id)
-	Err        error
+	// Sent is how many parts of a split reply the platform had taken when
+	// the send failed (0: none, or not split); a retry resumes after them.
+	Sent int
+	Err  error
 }
 
 func (e *PlatformError) Error() string {
