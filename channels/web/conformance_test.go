@@ -33,7 +33,7 @@ func TestConformance(t *testing.T) {
 			channeltest.CaseTyping: "the page shows its own “…thinking” while the request waits",
 		},
 		New: func(t *testing.T) channeltest.Platform {
-			return &platform{a: New(Config{ReplyTimeout: time.Millisecond}, slog.New(slog.DiscardHandler))}
+			return &platform{a: New(Config{ReplyTimeout: time.Millisecond}, Site{Loopback: true}, slog.New(slog.DiscardHandler))}
 		},
 	})
 }
