@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -122,7 +123,8 @@ func build(ctx context.Context, cfg Config, tracer trace.Tracer, log *slog.Logge
 
 func (gw *gateway) wire(ctx context.Context, cfg Config, tracer trace.Tracer, log *slog.Logger) error {
 	met := gw.metrics()
-	prov, ids, err := buildProvider(cfg.Provider, met.ProviderAttempts, log)
+	prov, ids, err := buildProvider(cfg.Provider, shaping{rdb: gw.store.Client(), prefix: cmp.Or(cfg.Redis.KeyPrefix, state.DefaultKeyPrefix),
+		obs: met.ProviderAttempts, log: log})
 	if err != nil {
 		return err
 	}
@@ -144,7 +146,7 @@ func (gw *gateway) wire(ctx context.Context, cfg Config, tracer trace.Tracer, lo
 		SystemPrompt: cfg.SystemPrompt, StateTTL: cfg.State.TTL, TurnTimeout: turnTimeout(cfg.Provider),
 		Operators: cfg.Admin.Operators, AcceptProviders: ids, LeaseRenew: gw.store.LeaseTTL() / 3,
 		MaxToolCalls: cfg.MaxToolCalls, Apology: cfg.Apology, Limits: cfg.Limits.engine(),
-		LogContent: cfg.Log.Content,
+		LogContent: cfg.Log.Content, Turns: cfg.Turns, ChannelTurns: cfg.Channels.Turns,
 	}, convo.Deps{Store: gw.store, Provider: prov, Compactor: comp, Channels: gw.channels.byName(),
 		Count: func(h []botgw.Message) int { return compaction.CountMessages(counter, h) },
 		Tools: tools, Audit: trail, Hooks: met.Hooks(), Tracer: tracer, Log: log})
