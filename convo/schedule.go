@@ -89,29 +89,29 @@ func (e *Engine) debounce(k botgw.ChatKey, pending []botgw.Inbound) time.Duratio
 	}
 	first, last := pending[0].At, pending[0].At
 	for _, in := range pending {
-		first, last = minTime(first, in.At), maxTime(last, in.At)
+		first, last = earlier(first, in.At), later(last, in.At)
 	}
 	e.mu.Lock()
 	if w := e.workers[k]; w != nil {
-		last = maxTime(last, w.lastInput)
+		last = later(last, w.lastInput)
 	}
 	e.mu.Unlock()
 	until := last.Add(t.Debounce)
 	if first.IsZero() {
 		first = last
 	}
-	until = minTime(until, first.Add(t.MaxWait))
+	until = earlier(until, first.Add(t.MaxWait))
 	return until.Sub(e.now())
 }
 
-func minTime(a, b time.Time) time.Time {
+func earlier(a, b time.Time) time.Time {
 	if b.Before(a) {
 		return b
 	}
 	return a
 }
 
-func maxTime(a, b time.Time) time.Time {
+func later(a, b time.Time) time.Time {
 	if b.After(a) {
 		return b
 	}
@@ -157,7 +157,7 @@ func (e *Engine) interruptible(ctx context.Context, k botgw.ChatKey, pending []b
 // text the turn does not hold. Called with e.mu held.
 func (w *worker) noteInput(in botgw.Inbound, now time.Time) {
 	w.lastInput = now
-	if w.interrupt == nil || in.Kind != botgw.KindText || slices.Contains(w.held, in.ID) {
+	if w.interrupt == nil || in.Kind != botgw.KindText || in.Backlog || slices.Contains(w.held, in.ID) {
 		return
 	}
 	w.interrupt(errInterrupted)
