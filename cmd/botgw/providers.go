@@ -28,6 +28,8 @@ type shaping struct {
 	prefix string
 	obs    observer
 	log    *slog.Logger
+	// watch, when set, is told of each limited provider (metrics).
+	watch func(*limit.Provider)
 }
 
 // buildProvider builds the configured provider and, with a fallback, the
@@ -57,8 +59,12 @@ func shapedProvider(pc ProviderConfig, sh shaping) (botgw.Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	return limit.New(p, limit.Config{MaxConcurrency: pc.MaxConcurrency, RequestsPerMinute: pc.RequestsPerMinute,
+	lp, err := limit.New(p, limit.Config{MaxConcurrency: pc.MaxConcurrency, RequestsPerMinute: pc.RequestsPerMinute,
 		TokensPerMinute: pc.TokensPerMinute, Key: sh.prefix + ":provider:" + p.ID()}, sh.rdb, sh.log)
+	if err == nil && sh.watch != nil {
+		sh.watch(lp)
+	}
+	return lp, err
 }
 
 func oneProvider(pc ProviderConfig, obs observer) (botgw.Provider, error) {

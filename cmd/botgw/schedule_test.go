@@ -30,6 +30,7 @@ type heldModel struct {
 	asked     []string
 	arrived   []time.Time
 	cancelled []string
+	open      bool          // set by a test to let held answers go
 	changed   chan struct{} // closed and replaced on every change
 }
 
@@ -127,13 +128,13 @@ func chatAsync(base, chat, text string, out chan<- string) {
 
 func TestAllChatsWritingAtOnceAreAtTheModelTogether(t *testing.T) {
 	const chats = 150
-	// A slow model: each answer waits until every chat's request has
-	// arrived (at most 30 s), so a gateway that queues some of them behind
-	// a fixed pool never gets there.
+	// A slow model: each answer waits until the test opens it once every
+	// chat's request has arrived (at most 30 s), so a gateway that queues
+	// some of them behind a fixed pool never gets there.
 	model := newHeldModel(t, func(m *heldModel, ctx context.Context, _ int) bool {
 		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
-		m.until(ctx, func() bool { return m.peak >= chats })
+		m.until(ctx, func() bool { return m.open })
 		return true
 	})
 	cfg := llmConfig(openAIAt(&vendorAPI{Server: model.Server}, 0))
@@ -143,6 +144,11 @@ func TestAllChatsWritingAtOnceAreAtTheModelTogether(t *testing.T) {
 	for i := range chats {
 		go chatAsync(base, fmt.Sprintf("web:player-%03d", i), fmt.Sprintf("hello %d", i), replies)
 	}
+	model.await(t, 25*time.Second, "every chat at once", func() bool { return model.peak >= chats })
+	if m := scrape(t, base); !strings.Contains(m, `botgw_provider_calls_in_flight{provider="openai/gpt-4o-mini"} 150`) {
+		t.Errorf("/metrics does not show the 150 calls in flight:\n%s", grepLines(m, "botgw_provider_calls"))
+	}
+	model.update(func() { model.open = true })
 	for range chats {
 		if r := <-replies; !strings.HasPrefix(r, "200 you said: hello") {
 			t.Fatalf("a chat got %q, want its answer", r)
@@ -240,4 +246,14 @@ func TestRequestsPerMinuteIsSharedByReplicas(t *testing.T) {
 	if span := arrived[len(arrived)-1].Sub(first); span < 3*time.Second {
 		t.Errorf("64 requests reached the model within %s; at 60 a minute shared the last 4 wait a second each", span)
 	}
+}
+
+func grepLines(s, substr string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, substr) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/botgw/botgw/compaction"
 	"github.com/botgw/botgw/convo"
 	"github.com/botgw/botgw/convo/metrics"
+	"github.com/botgw/botgw/providers/limit"
 	"github.com/botgw/botgw/state"
 	"github.com/botgw/botgw/webhooks"
 )
@@ -162,7 +163,8 @@ func build(ctx context.Context, cfg Config, tracer trace.Tracer, log *slog.Logge
 func (gw *gateway) wire(ctx context.Context, cfg Config, tracer trace.Tracer, log *slog.Logger) error {
 	met := gw.metrics()
 	prov, ids, err := buildProvider(cfg.Provider, shaping{rdb: gw.store.Client(), prefix: cmp.Or(cfg.Redis.KeyPrefix, state.DefaultKeyPrefix),
-		obs: met.ProviderAttempts, log: log})
+		obs: met.ProviderAttempts, log: log,
+		watch: watchProviders(met)})
 	if err != nil {
 		return err
 	}
@@ -205,6 +207,18 @@ func (gw *gateway) wire(ctx context.Context, cfg Config, tracer trace.Tracer, lo
 		gw.server.Handle(http.MethodGet, "/v1/chat", w.ChatHandler(gw.engine.Handle))
 	}
 	return nil
+}
+
+// watchProviders exports each limited provider's calls in flight and
+// waiting, once per provider id (a fallback may share its primary's id).
+func watchProviders(met *metrics.Metrics) func(*limit.Provider) {
+	seen := map[string]bool{}
+	return func(p *limit.Provider) {
+		if !seen[p.ID()] {
+			seen[p.ID()] = true
+			met.WatchProvider(p.ID(), p.InFlight, p.Waiting)
+		}
+	}
 }
 
 // metrics builds the Prometheus metrics and counts Redis errors.
