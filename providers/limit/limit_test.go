@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -110,6 +112,28 @@ func TestA429HoldsBackEveryReplica(t *testing.T) {
 		calls := m.times()
 		if gap := calls[1].Sub(calls[0]); gap < 800*time.Millisecond {
 			t.Errorf("the other replica called the model %s after the 429, want it held back for the Retry-After of 1s", gap)
+		}
+	})
+}
+
+func TestTokensPerMinuteHoldsBackACallOverTheBudget(t *testing.T) {
+	stores(t, func(t *testing.T, rdb redis.UniversalClient, key string) {
+		m := &model{}
+		p, err := New(m, Config{TokensPerMinute: 1000, Key: key}, rdb, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		long := botgw.Request{Messages: []botgw.Message{{Role: botgw.RoleUser, Text: strings.Repeat("word ", 640)}}} // ~800 tokens
+		if _, err := p.Complete(t.Context(), long); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 500*time.Millisecond)
+		defer cancel()
+		if _, err := p.Complete(ctx, long); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("second call over the minute's 1000 tokens: err %v, want it still waiting when its deadline came", err)
+		}
+		if n := len(m.times()); n != 1 {
+			t.Errorf("the model got %d calls, want 1 (the second waits for the budget)", n)
 		}
 	})
 }
