@@ -216,6 +216,7 @@ func TestRequestsPerMinuteIsSharedByReplicas(t *testing.T) {
 	pc.RequestsPerMinute = 60 // a burst of 60, then one a second
 	cfg := llmConfig(pc)
 	cfg.Redis.URL, cfg.Redis.KeyPrefix = url, "botgwtest-rpm-"+fmt.Sprint(time.Now().UnixNano())
+	t.Cleanup(func() { dropPrefix(t, url, cfg.Redis.KeyPrefix) }) // runs after both replicas stopped
 	replicas := []string{startGateway(t, cfg), startGateway(t, cfg)}
 	const chats = 64 // 32 on each replica: each alone would let them all through at once
 	replies := make(chan string, chats)
