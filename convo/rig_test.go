@@ -89,7 +89,9 @@ type rig struct {
 	logs  *logBuffer
 }
 
-func newRig(t *testing.T, st botgw.Store, prov *fake.Provider, cfg Config) *rig {
+// newRig starts the engine; each of with sets its dependencies up first, so
+// no test changes a running engine.
+func newRig(t *testing.T, st botgw.Store, prov *fake.Provider, cfg Config, with ...func(*Engine)) *rig {
 	t.Helper()
 	r := &rig{store: st, prov: prov, ch: channeltest.NewRecorder("test"), logs: &logBuffer{}}
 	if cfg.SystemPrompt == "" {
@@ -102,6 +104,9 @@ func newRig(t *testing.T, st botgw.Store, prov *fake.Provider, cfg Config) *rig 
 	eng, err := New(cfg, Deps{Store: st, Provider: prov, Channels: map[string]botgw.Channel{"test": r.ch}, Log: log})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, f := range with {
+		f(eng)
 	}
 	r.eng = eng
 	ctx, cancel := context.WithCancel(context.Background())

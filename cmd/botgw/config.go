@@ -94,7 +94,7 @@ func DefaultConfig() Config {
 		State:        StateConfig{TTL: 24 * time.Hour},
 		SystemPrompt: "You are the friendly assistant of a location game. Answer briefly and kindly.",
 		Provider:     ProviderConfig{Timeout: 60 * time.Second},
-		Compaction:   compaction.Config{Strategy: "token_budget", MaxExchanges: 20, MaxTokens: 4000},
+		Compaction:   compaction.Config{}, // compaction's own defaults: token_budget, 4000 tokens
 		Channels:     ChannelsConfig{Web: &web.Config{}},
 	}
 }
