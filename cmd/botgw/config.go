@@ -81,7 +81,8 @@ type AdminConfig struct {
 type LogConfig struct {
 	Level       string `yaml:"level"`        // debug | info | warn | error
 	Format      string `yaml:"format"`       // text | json; default: text on a terminal, else json
-	RedactChats bool   `yaml:"redact_chats"` // log a hash of chat keys
+	RedactChats bool   `yaml:"redact_chats"` // log a keyed hash of chat keys and user ids
+	RedactKey   string `yaml:"redact_key"`   // the hash key, the same on every replica; empty: random per process
 	Content     bool   `yaml:"content"`      // log message text (off by default)
 }
 
