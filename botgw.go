@@ -127,6 +127,11 @@ type Inbound struct {
 	// Meta carries adapter data the adapter needs again when it answers
 	// (a message id to reply to, a sender JID for a read receipt).
 	Meta map[string]string `json:"meta,omitempty"`
+	// Backlog marks text that reached the gateway long after it was sent
+	// (a platform's backlog after an outage): the engine stores it in the
+	// history but does not answer it by itself; a later turn (live input,
+	// or an event asking for a reply) answers it together.
+	Backlog bool `json:"backlog,omitempty"`
 }
 
 // Outbound is one complete reply to a chat. Delivery is at-least-once: ID is
@@ -136,6 +141,9 @@ type Outbound struct {
 	ID   string            `json:"id"`
 	Text string            `json:"text"`
 	Meta map[string]string `json:"meta,omitempty"` // Meta of the inbound answered
+	// Sent is how many parts of a split reply the platform already took
+	// (recorded from PlatformError.Sent); Send resumes after them.
+	Sent int `json:"sent,omitempty"`
 }
 
 // Channel sends to one chat network. Name is stable: it appears in ChatKey
