@@ -1,19 +1,12 @@
 package whatsapp
 
 import (
-	"context"
-	"log/slog"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"go.mau.fi/whatsmeow/types/events"
-
-	"github.com/botgw/botgw"
-	"github.com/botgw/botgw/convo"
-	"github.com/botgw/botgw/providers/fake"
-	"github.com/botgw/botgw/state"
 )
 
 // The whatsmeow handler only stores input, under the real engine: with the
@@ -23,37 +16,19 @@ import (
 func TestHandlerOnlyStoresWhileTurnsRun(t *testing.T) {
 	f := newFakeClient()
 	a, _ := testAdapter(Config{}, nil, openFake(f))
-	st, err := state.Open(context.Background(), state.Config{}, state.Options{}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	prov := fake.New()
+	eng, prov := withEngine(t, a)
 	release := prov.Block()
-	eng, err := convo.New(convo.Config{SystemPrompt: "test"}, convo.Deps{Store: st, Provider: prov,
-		Channels: map[string]botgw.Channel{Name: a}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	go eng.Run(ctx)
-	t.Cleanup(func() {
-		release()
-		cancel()
-		closeCtx, done := context.WithTimeout(context.Background(), 10*time.Second)
-		defer done()
-		_ = eng.Close(closeCtx)
-	})
+	t.Cleanup(release)
 	listen(t, a, eng.Handle)
 	f.waitCall(t, "connect")
 	f.emit(t, &events.Connected{})
 	waitState(t, a, StateConnected)
 
-	if !acked(t, f, dm("A1", alicePN, text("first chat"))) {
+	if !acked(t, f, live(dm("A1", alicePN, text("first chat")))) {
 		t.Fatal("handler did not ack")
 	}
 	eventually(t, "the first turn reaches the provider", func() bool { return len(prov.Requests()) == 1 })
-	if !acked(t, f, dm("B1", bobLID, text("second chat"))) {
+	if !acked(t, f, live(dm("B1", bobLID, text("second chat")))) {
 		t.Fatal("handler did not ack while a turn is stuck on the provider")
 	}
 	eventually(t, "the second chat's turn reaches the provider", func() bool { return len(prov.Requests()) == 2 })
@@ -83,4 +58,10 @@ func acked(t *testing.T, f *fakeClient, evt any) bool {
 		t.Fatal("the handler did not return within 10s: it waits on a turn")
 		return false
 	}
+}
+
+// live makes e a message sent now, not backlog.
+func live(e *events.Message) *events.Message {
+	e.Info.Timestamp = time.Now()
+	return e
 }
