@@ -93,12 +93,12 @@ type rig struct {
 // no test changes a running engine.
 func newRig(t *testing.T, st botgw.Store, prov *fake.Provider, cfg Config, with ...func(*Engine)) *rig {
 	t.Helper()
-	return newRigWith(t, st, prov, prov, cfg)
+	return newRigWith(t, st, prov, prov, cfg, with...)
 }
 
 // newRigWith is newRig with the engine calling model (prov behind a
 // wrapper such as providers/limit).
-func newRigWith(t *testing.T, st botgw.Store, prov *fake.Provider, model botgw.Provider, cfg Config) *rig {
+func newRigWith(t *testing.T, st botgw.Store, prov *fake.Provider, model botgw.Provider, cfg Config, with ...func(*Engine)) *rig {
 	t.Helper()
 	r := &rig{store: st, prov: prov, ch: channeltest.NewRecorder("test"), logs: &logBuffer{}}
 	if cfg.SystemPrompt == "" {
