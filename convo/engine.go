@@ -37,6 +37,12 @@ type Config struct {
 	// continues (the provider and its fallbacks); state locked to any other
 	// is dropped. Empty: the provider's own id.
 	AcceptProviders []string
+	// TakeoverTTL is how long an operator's /pause without a duration
+	// lasts; default 30m.
+	TakeoverTTL time.Duration
+	// DeliveryAttempts is how many delivery rounds (each a few quick
+	// retries) a reply gets before it goes to the dead letters; default 5.
+	DeliveryAttempts int
 	// LogContent adds the message text and the reply to the per-turn log
 	// line. Off by default: logs carry no conversation content.
 	LogContent bool
@@ -57,6 +63,10 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxToolCalls <= 0 {
 		c.MaxToolCalls = 5
+	}
+	def(&c.TakeoverTTL, 30*time.Minute)
+	if c.DeliveryAttempts <= 0 {
+		c.DeliveryAttempts = 5
 	}
 	if c.Apology == "" {
 		c.Apology = "Sorry, I couldn't answer just now. Please try again in a moment."
@@ -88,6 +98,9 @@ type Deps struct {
 	Tools    Tools // nil: no tools
 	Log      *slog.Logger
 	Audit    AuditLog // nil: operator actions are only logged
+	// DeadLetters keeps replies and input that could not be delivered or
+	// processed; nil: the Store, when it implements botgw.DeadLetters.
+	DeadLetters botgw.DeadLetters
 	Hooks    Hooks    // optional observation points (metrics)
 	// Tracer starts the spans of each turn (tracing.go); nil: no tracing.
 	Tracer trace.Tracer

@@ -13,11 +13,12 @@ import (
 
 // batch is what one turn makes of a chat's pending input.
 type batch struct {
-	user    *botgw.Message // the user's messages since the last event, as one message
-	asked   bool           // the burst holds user text for the model
-	last    botgw.Inbound  // the input answered: its Meta goes with the reply
-	replies []string       // command answers and notices, in order
-	respond bool           // an event asked for a reply
+	user    *botgw.Message   // the user's messages since the last event, as one message
+	asked   bool             // the burst holds user text for the model
+	last    botgw.Inbound    // the input answered: its Meta goes with the reply
+	replies []string         // command answers and notices, in order
+	respond bool             // an event asked for a reply
+	out     []botgw.Outbound // operator messages and redelivered replies, in order
 }
 
 // turn runs one turn over snap's pending input and returns the commit.
@@ -33,15 +34,19 @@ func (e *Engine) turn(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 	view := chatView{chat: k, env: env, size: len(snap.Blob), ttl: snap.TTL}
 	b := e.collect(ctx, &view, snap.Pending, log)
 	env = view.env
-	if b.asked || b.respond {
+	switch {
+	case env.paused(now):
+		e.holdForOperator(env, &b, &stats)
+	case b.asked || b.respond:
 		if reply := e.answer(ctx, k, env, b, &stats, log); reply != "" {
 			b.replies = append(b.replies, reply)
 		}
-	} else if len(b.replies) > 0 {
+	case len(b.replies) > 0:
 		stats.Outcome = "command"
-	} else {
+	default:
 		stats.Outcome = "event"
 	}
+	env.endExpiredPause(now)
 	env.Updated = now
 	blob, err := encode(env)
 	if err != nil { // cannot happen for our own types; keep the old state
@@ -51,8 +56,9 @@ func (e *Engine) turn(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 	stats.StateSize = len(blob)
 	c := botgw.Commit{Lease: snap.Lease, Version: snap.Version, Blob: blob,
 		TTL: e.cfg.StateTTL, Consumed: len(snap.Pending)}
+	c.Outbox = b.out
 	if len(b.replies) > 0 {
-		c.Outbox = []botgw.Outbound{{Chat: k, ID: "re-" + b.last.ID, Text: strings.Join(b.replies, "\n\n"), Meta: b.last.Meta}}
+		c.Outbox = append(c.Outbox, botgw.Outbound{Chat: k, ID: "re-" + b.last.ID, Text: strings.Join(b.replies, "\n\n"), Meta: b.last.Meta})
 	}
 	return c, stats
 }
@@ -92,9 +98,15 @@ func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbou
 				applyEvent(v.env, in)
 				b.respond = b.respond || in.Event.Respond
 			}
+		case botgw.KindOperator:
+			if in.Op != nil {
+				e.applyOperator(v, &b, in)
+			}
 		case botgw.KindUnsupported:
 			b.last = in
-			b.replies = append(b.replies, e.cfg.UnsupportedNotice)
+			if !v.env.paused(e.now()) { // during a takeover the operator answers
+				b.replies = append(b.replies, e.cfg.UnsupportedNotice)
+			}
 		default:
 			b.last = in
 			if cmd, args, ok := e.parseCommand(in.Text); ok {
