@@ -115,4 +115,3 @@ func Items(dls []botgw.DeadLetter) []DeadLetterItem {
 	}
 	return out
 }
-

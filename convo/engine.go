@@ -98,12 +98,12 @@ type Deps struct {
 	Tools    Tools // nil: no tools
 	Log      *slog.Logger
 	Audit    AuditLog // nil: operator actions are only logged
-	// DeadLetters keeps replies and input that could not be delivered or
-	// processed; nil: the Store, when it implements botgw.DeadLetters.
-	DeadLetters botgw.DeadLetters
 	Hooks    Hooks    // optional observation points (metrics)
 	// Tracer starts the spans of each turn (tracing.go); nil: no tracing.
 	Tracer trace.Tracer
+	// DeadLetters keeps replies and input that could not be delivered or
+	// processed; nil: the Store, when it implements botgw.DeadLetters.
+	DeadLetters botgw.DeadLetters
 }
 
 // Engine schedules and runs turns. Create it with New, start it with Run.

@@ -37,13 +37,18 @@ type Admin struct {
 	channels []botgw.Channel
 	token    []byte
 	op       Operator
+	console  Console // nil: no takeover or dead-letter routes
 	log      *slog.Logger
 }
 
 // NewAdmin builds the admin API. An empty token disables it (every request
 // is refused), so an unconfigured deployment never exposes conversations.
+// When op also implements Console, the takeover and dead-letter routes are
+// served too.
 func NewAdmin(token string, op Operator, log *slog.Logger) *Admin {
-	return &Admin{token: []byte(token), op: op, log: log}
+	a := &Admin{token: []byte(token), op: op, log: log}
+	a.console, _ = op.(Console)
+	return a
 }
 
 func (a *Admin) mount(e *echo.Echo) {
@@ -55,6 +60,7 @@ func (a *Admin) mount(e *echo.Echo) {
 	g.PUT("/chats/:chat/export", a.importChat)
 	g.GET("/audit", a.audit)
 	a.mountChannels(g)
+	a.mountConsole(g)
 	a.mountPage(e)
 }
 

@@ -43,6 +43,15 @@ func (c Config) Validate() error {
 			bad("admin.operators."+ch, "no such channel is configured")
 		}
 	}
+	if c.Admin.TakeoverTTL <= 0 {
+		bad("admin.takeover_ttl", "must be positive, like 30m")
+	}
+	if c.Admin.DeadLetterTTL <= 0 {
+		bad("admin.dead_letter_ttl", "must be positive, like 168h")
+	}
+	if c.Admin.DeliveryAttempts < 1 {
+		bad("admin.delivery_attempts", "must be at least 1")
+	}
 	if !slices.Contains([]string{"", "debug", "info", "warn", "error"}, c.Log.Level) {
 		bad("log.level", "want debug, info, warn or error, got %q", c.Log.Level)
 	}
