@@ -13,6 +13,7 @@ var (
 	ErrLeaseLost   = errors.New("lease lost")
 	ErrDuplicate   = errors.New("duplicate")
 	ErrUnsupported = errors.New("unsupported")
+	ErrBadCursor   = errors.New("not a cursor this list handed out")
 )
 
 // ProviderError is a failed LLM call, translated from the vendor SDK's error.

@@ -24,6 +24,40 @@ type Commit struct {
 	TTL      time.Duration // sliding expiry, refreshed by every commit
 	Consumed int           // pending entries taken from the head of the list
 	Outbox   []Outbound    // replies to deliver
+	// Activity, when set, updates the chat list (ChatIndex) with the
+	// commit: last activity, a preview of the last message, the pause.
+	Activity *ChatActivity
+}
+
+// ChatActivity is what the chat list knows of a chat, kept at commit so
+// listing never decodes state.
+type ChatActivity struct {
+	At          time.Time
+	Preview     string    // the last message, short
+	PausedUntil time.Time // zero when not paused
+}
+
+// ChatSummary is one chat of the chat list.
+type ChatSummary struct {
+	Chat ChatKey
+	ChatActivity
+}
+
+// ChatQuery selects and pages the chat list. Channel and Prefix filter on
+// the chat key ("telegram", "telegram:-100"); Cursor "" starts.
+type ChatQuery struct {
+	Channel, Prefix, Cursor string
+	Limit                   int
+}
+
+// ChatIndex lists chats by last activity, newest first. Optional: a Store
+// that keeps the index at Commit implements it.
+type ChatIndex interface {
+	// Chats returns up to q.Limit chats and the cursor of the next page (""
+	// when done). A page may be short, even empty, with a cursor: the
+	// filter examined a bounded number of chats. ErrBadCursor for a cursor
+	// it did not hand out.
+	Chats(ctx context.Context, q ChatQuery) ([]ChatSummary, string, error)
 }
 
 // ChatInfo is the store's view of a chat, for operators.

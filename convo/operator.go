@@ -147,7 +147,11 @@ func (o *Operator) Import(ctx context.Context, k botgw.ChatKey, data []byte, act
 		return fmt.Errorf("import %s: %w", k, err)
 	}
 	defer o.Store.Release(context.WithoutCancel(ctx), k, snap.Lease)
-	err = o.Store.Commit(ctx, k, botgw.Commit{Lease: snap.Lease, Version: snap.Version, Blob: blob, TTL: o.StateTTL})
+	act := &botgw.ChatActivity{At: time.Now()}
+	if n := len(d.History); n > 0 {
+		act.Preview = previewOf(d.History[n-1])
+	}
+	err = o.Store.Commit(ctx, k, botgw.Commit{Lease: snap.Lease, Version: snap.Version, Blob: blob, TTL: o.StateTTL, Activity: act})
 	o.record(ctx, AuditEntry{Actor: actor, Action: "import", Target: k.String()}, err)
 	if err != nil {
 		return fmt.Errorf("import %s: %w", k, err)

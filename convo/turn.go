@@ -55,7 +55,7 @@ func (e *Engine) turn(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 	}
 	stats.StateSize = len(blob)
 	c := botgw.Commit{Lease: snap.Lease, Version: snap.Version, Blob: blob,
-		TTL: e.cfg.StateTTL, Consumed: len(snap.Pending)}
+		TTL: e.cfg.StateTTL, Consumed: len(snap.Pending), Activity: activity(env, now)}
 	c.Outbox = b.out
 	if len(b.replies) > 0 {
 		c.Outbox = append(c.Outbox, botgw.Outbound{Chat: k, ID: "re-" + b.last.ID, Text: strings.Join(b.replies, "\n\n"), Meta: b.last.Meta})

@@ -95,6 +95,9 @@ func (a *Admin) list(c echo.Context) error {
 	if err != nil || n < 1 || n > 1000 {
 		return echo.NewHTTPError(http.StatusBadRequest, "limit: want 1 to 1000")
 	}
+	if a.console != nil {
+		return a.chatList(c, n)
+	}
 	chats, next, err := a.op.List(c.Request().Context(), c.QueryParam("cursor"), n)
 	if err != nil {
 		return err

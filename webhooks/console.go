@@ -30,6 +30,9 @@ type Console interface {
 	Say(ctx context.Context, k botgw.ChatKey, text, operator, actor string) error
 	// Inject adds an app event to the chat.
 	Inject(ctx context.Context, k botgw.ChatKey, ev botgw.Event, actor string) error
+	// Chats lists chats newest activity first (botgw.ChatIndex);
+	// botgw.ErrBadCursor for a cursor it did not hand out.
+	Chats(ctx context.Context, q botgw.ChatQuery) ([]botgw.ChatSummary, string, error)
 	ListDeadLetters(ctx context.Context, cursor string, n int) ([]botgw.DeadLetter, string, error)
 	RetryDeadLetter(ctx context.Context, id, actor string) error
 	DiscardDeadLetter(ctx context.Context, id, actor string) error
@@ -258,4 +261,36 @@ func validDeadLetterID(id string) bool {
 		}
 	}
 	return true
+}
+
+// chatList answers GET /v1/admin/chats from the chat index: newest
+// activity first, filtered by channel and key prefix. "chats" keeps the
+// plain key list earlier clients read; "items" adds what the list knows.
+func (a *Admin) chatList(c echo.Context, n int) error {
+	q := botgw.ChatQuery{Channel: c.QueryParam("channel"), Prefix: c.QueryParam("prefix"),
+		Cursor: c.QueryParam("cursor"), Limit: n}
+	if strings.ContainsAny(q.Channel, ":/ ") || len(q.Channel) > 32 {
+		return echo.NewHTTPError(http.StatusBadRequest, "channel: want a channel name such as telegram")
+	}
+	if len(q.Prefix) > 256 {
+		return echo.NewHTTPError(http.StatusBadRequest, "prefix: longer than 256 characters")
+	}
+	sums, next, err := a.console.Chats(c.Request().Context(), q)
+	if errors.Is(err, botgw.ErrBadCursor) {
+		return echo.NewHTTPError(http.StatusBadRequest, "cursor: not a cursor this API returned")
+	}
+	if err != nil {
+		return err
+	}
+	names := make([]string, len(sums))
+	items := make([]map[string]any, len(sums))
+	for i, s := range sums {
+		names[i] = s.Chat.String()
+		items[i] = map[string]any{"chat": names[i], "channel": s.Chat.Channel,
+			"last_activity": s.At.UTC().Format(time.RFC3339), "preview": s.Preview}
+		if time.Now().Before(s.PausedUntil) {
+			items[i]["paused_until"] = s.PausedUntil.UTC().Format(time.RFC3339)
+		}
+	}
+	return c.JSON(http.StatusOK, map[string]any{"chats": names, "items": items, "next": next})
 }

@@ -3,6 +3,7 @@ package webhooks
 import (
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -144,4 +145,69 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 
 func inbound(t *testing.T, chat, id, text string) botgw.Inbound {
 	return botgw.Inbound{Chat: key(t, chat), Kind: botgw.KindText, ID: id, UserID: "u1", Text: text}
+}
+
+type chatListPage struct {
+	Chats []string `json:"chats"`
+	Items []struct {
+		Chat, Channel, Preview string
+		LastActivity           string `json:"last_activity"`
+		PausedUntil            string `json:"paused_until"`
+	} `json:"items"`
+	Next string `json:"next"`
+}
+
+func TestChatListNewestFirstFilteredAndPaged(t *testing.T) {
+	for _, real := range []bool{false, true} {
+		t.Run(map[bool]string{false: "embedded", true: "redis"}[real], func(t *testing.T) {
+			r := newAdminRigOn(t, openStore(t, real), adminToken)
+			chats := []string{"whatsapp:447700900001@s.whatsapp.net", "slack:C1", "whatsapp:447700900002@s.whatsapp.net", "slack:C2", "slack:D9"}
+			for i, c := range chats {
+				r.say(t, c, "u1", "m"+c, "message number "+string(rune('A'+i)))
+				nextMillisecond() // activity is kept to the millisecond
+			}
+			var page chatListPage
+			r.do(t, "GET", "/v1/admin/chats", adminToken, "", &page)
+			if strings.Join(page.Chats, " ") != "slack:D9 slack:C2 whatsapp:447700900002@s.whatsapp.net slack:C1 whatsapp:447700900001@s.whatsapp.net" {
+				t.Errorf("chats = %v, want newest activity first", page.Chats)
+			}
+			if it := page.Items[0]; it.Channel != "slack" || !strings.HasPrefix(it.Preview, "assistant: ") || it.LastActivity == "" {
+				t.Errorf("item = %+v, want channel, a preview of the reply and the last activity", it)
+			}
+			r.do(t, "GET", "/v1/admin/chats?channel=whatsapp", adminToken, "", &page)
+			if len(page.Chats) != 2 || !strings.HasPrefix(page.Chats[0], "whatsapp:447700900002") {
+				t.Errorf("channel=whatsapp: %v", page.Chats)
+			}
+			r.do(t, "GET", "/v1/admin/chats?prefix=slack:C", adminToken, "", &page)
+			if strings.Join(page.Chats, " ") != "slack:C2 slack:C1" {
+				t.Errorf("prefix=slack:C: %v", page.Chats)
+			}
+			var seen []string
+			for cursor, pages := "", 0; pages == 0 || cursor != ""; pages++ {
+				page = chatListPage{}
+				if status, b := r.do(t, "GET", "/v1/admin/chats?limit=2&cursor="+url.QueryEscape(cursor), adminToken, "", &page); status != 200 {
+					t.Fatalf("page %d: %d %s", pages, status, b)
+				}
+				seen, cursor = append(seen, page.Chats...), page.Next
+			}
+			if strings.Join(seen, " ") != "slack:D9 slack:C2 whatsapp:447700900002@s.whatsapp.net slack:C1 whatsapp:447700900001@s.whatsapp.net" {
+				t.Errorf("paged at limit=2: %v", seen)
+			}
+			r.do(t, "POST", "/v1/admin/chats/slack%3AC2/reset", adminToken, "", nil)
+			r.do(t, "GET", "/v1/admin/chats?channel=slack", adminToken, "", &page)
+			if strings.Join(page.Chats, " ") != "slack:D9 slack:C1" {
+				t.Errorf("after a reset: %v, want the reset chat gone", page.Chats)
+			}
+			if status, b := r.do(t, "GET", "/v1/admin/chats?cursor=garbage", adminToken, "", nil); status != 400 || !strings.Contains(string(b), "cursor:") {
+				t.Errorf("bad cursor: %d %s", status, b)
+			}
+		})
+	}
+}
+
+// nextMillisecond returns once the wall clock reached the next millisecond.
+func nextMillisecond() {
+	for ms := time.Now().UnixMilli(); time.Now().UnixMilli() == ms; {
+		time.Sleep(100 * time.Microsecond)
+	}
 }
