@@ -83,7 +83,7 @@ func TestOperatorConsoleInABrowser(t *testing.T) {
 
 // waitText waits until the element sel contains text.
 func waitText(sel, text string) chromedp.Action[chromedp.Void] {
-	return chromedp.Poll[chromedp.Void](`(document.querySelector(` + quoteJSON(sel) + `)||{}).textContent.includes(` + quoteJSON(text) + `)`,
+	return chromedp.Poll[chromedp.Void](`(document.querySelector(`+quoteJSON(sel)+`)||{}).textContent.includes(`+quoteJSON(text)+`)`,
 		chromedp.WithPollingInterval(50*time.Millisecond))
 }
 
