@@ -103,7 +103,8 @@ func actor(in botgw.Inbound) string { return in.Chat.Channel + ":" + in.UserID }
 func cmdReset(_ context.Context, e *Engine, v *chatView) (string, bool) {
 	fresh := newEnvelope(e.now())
 	fresh.Processed = v.env.Processed
-	fresh.Today, fresh.TodayTokens = v.env.Today, v.env.TodayTokens // a reset is no way round the daily limit
+	fresh.Today, fresh.TodayTokens = v.env.Today, v.env.TodayTokens       // a reset is no way round the daily limit
+	fresh.PausedUntil, fresh.PausedBy = v.env.PausedUntil, v.env.PausedBy // nor round an operator's takeover
 	v.env = fresh
 	return "Done: I've forgotten our conversation. Let's start again!", true
 }

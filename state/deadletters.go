@@ -197,3 +197,16 @@ func wrapNil(what string, err error) error {
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }
+
+// deadCorrupt keeps an undecodable pending or outbox entry as a dead
+// letter, so an operator sees it rather than it vanishing.
+func (s *Store) deadCorrupt(ctx context.Context, k botgw.ChatKey, key, raw string, err error) {
+	kind := botgw.DeadInput
+	if strings.HasSuffix(key, ":outbox") {
+		kind = botgw.DeadReply
+	}
+	d := botgw.DeadLetter{Chat: k.String(), Kind: kind, Reason: "cannot be decoded: " + err.Error(), Text: raw}
+	if _, err := s.AddDeadLetter(ctx, d); err != nil {
+		s.log.Error("keep undecodable list entry as a dead letter", "chat", k, "err", err)
+	}
+}

@@ -112,6 +112,7 @@ func (s *Store) dropCorrupt(ctx context.Context, k botgw.ChatKey, key, raw strin
 	if err := s.c.LRem(ctx, key, 1, raw).Err(); err != nil {
 		s.log.Error("drop undecodable list entry", "chat", k, "key", key, "err", err)
 	}
+	s.deadCorrupt(ctx, k, key, raw, err)
 }
 
 // Renew extends the lease by LeaseTTL.

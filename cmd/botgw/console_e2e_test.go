@@ -231,3 +231,20 @@ func TestConsoleDeadLetterFromTheBotAPI(t *testing.T) {
 		t.Errorf("audit = %s", got)
 	}
 }
+
+func TestConfigCheckNamesTheConsoleKeys(t *testing.T) {
+	path := writeFile(t, "channels: {web: {}}\nadmin: {token: x, takeover_ttl: -1m, dead_letter_ttl: 0s, delivery_attempts: 0}\n")
+	cfg, err := LoadConfig(path)
+	if err == nil {
+		err = cfg.Validate()
+	}
+	for _, key := range []string{"admin.takeover_ttl:", "admin.dead_letter_ttl:", "admin.delivery_attempts:"} {
+		if err == nil || !strings.Contains(err.Error(), key) {
+			t.Errorf("config check: %v, want a problem naming %s", err, key)
+		}
+	}
+	def := DefaultConfig()
+	if def.Admin.TakeoverTTL != 30*time.Minute || def.Admin.DeadLetterTTL != 168*time.Hour || def.storeOptions().DeadLetterTTL != 168*time.Hour {
+		t.Errorf("defaults: %+v", def.Admin)
+	}
+}

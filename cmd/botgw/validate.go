@@ -43,15 +43,7 @@ func (c Config) Validate() error {
 			bad("admin.operators."+ch, "no such channel is configured")
 		}
 	}
-	if c.Admin.TakeoverTTL <= 0 {
-		bad("admin.takeover_ttl", "must be positive, like 30m")
-	}
-	if c.Admin.DeadLetterTTL <= 0 {
-		bad("admin.dead_letter_ttl", "must be positive, like 168h")
-	}
-	if c.Admin.DeliveryAttempts < 1 {
-		bad("admin.delivery_attempts", "must be at least 1")
-	}
+	errs = append(errs, c.Admin.validate()...)
 	if !slices.Contains([]string{"", "debug", "info", "warn", "error"}, c.Log.Level) {
 		bad("log.level", "want debug, info, warn or error, got %q", c.Log.Level)
 	}
@@ -177,4 +169,19 @@ func (l LimitsConfig) validate() error {
 		errs = append(errs, fmt.Errorf("limits.turns_per_minute_per_chat: want 0 (off) to %d", maxTurnsPerMinute))
 	}
 	return errors.Join(errs...)
+}
+
+// validate checks the operator console's knobs.
+func (a AdminConfig) validate() []error {
+	var errs []error
+	if a.TakeoverTTL <= 0 {
+		errs = append(errs, errors.New("admin.takeover_ttl: must be positive, like 30m"))
+	}
+	if a.DeadLetterTTL <= 0 {
+		errs = append(errs, errors.New("admin.dead_letter_ttl: must be positive, like 168h"))
+	}
+	if a.DeliveryAttempts < 1 {
+		errs = append(errs, errors.New("admin.delivery_attempts: must be at least 1"))
+	}
+	return errs
 }
