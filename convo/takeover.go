@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/botgw/botgw"
@@ -32,6 +33,9 @@ func (env *envelope) endExpiredPause(now time.Time) {
 // applyOperator applies one operator action in its place among the input.
 func (e *Engine) applyOperator(v *chatView, b *batch, in botgw.Inbound) {
 	op := in.Op
+	if op == nil {
+		return
+	}
 	switch op.Action {
 	case botgw.OpPause:
 		v.env.PausedUntil, v.env.PausedBy = op.Until, op.Operator
@@ -61,6 +65,8 @@ func (e *Engine) holdForOperator(env *envelope, b *batch, stats *TurnStats) {
 		b.user = nil
 	}
 	b.asked, b.respond = false, false
+	// during a takeover the operator answers, the gateway's notices too
+	b.replies = slices.DeleteFunc(b.replies, func(r string) bool { return r == e.cfg.UnsupportedNotice })
 	stats.Outcome = "paused"
 }
 

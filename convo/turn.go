@@ -34,19 +34,11 @@ func (e *Engine) turn(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 	view := chatView{chat: k, env: env, size: len(snap.Blob), ttl: snap.TTL}
 	b := e.collect(ctx, &view, snap.Pending, log)
 	env = view.env
-	switch {
-	case env.paused(now):
-		e.holdForOperator(env, &b, &stats)
-	case b.asked || b.respond:
-		if reply := e.answer(ctx, k, env, b, &stats, log); reply != "" {
-			b.replies = append(b.replies, reply)
-		}
-	case len(b.replies) > 0:
-		stats.Outcome = "command"
-	default:
-		stats.Outcome = "event"
-	}
+	e.respond(ctx, k, env, &b, &stats, now, log)
 	env.endExpiredPause(now)
+	if !b.asked && !b.respond && b.user != nil { // backlog only: stored, not answered
+		env.History = append(env.History, *b.user)
+	}
 	env.Updated = now
 	blob, err := encode(env)
 	if err != nil { // cannot happen for our own types; keep the old state
@@ -58,9 +50,36 @@ func (e *Engine) turn(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 		TTL: e.cfg.StateTTL, Consumed: len(snap.Pending), Activity: activity(env, now)}
 	c.Outbox = b.out
 	if len(b.replies) > 0 {
-		c.Outbox = append(c.Outbox, botgw.Outbound{Chat: k, ID: "re-" + b.last.ID, Text: strings.Join(b.replies, "\n\n"), Meta: b.last.Meta})
+		c.Outbox = append(c.Outbox, botgw.Outbound{Chat: k, ID: "re-" + replyTo(b, snap.Pending), Text: strings.Join(b.replies, "\n\n"), Meta: b.last.Meta})
 	}
 	return c, stats
+}
+
+// replyTo is the inbound a reply is named after: the last text answered,
+// or, for a turn an event asked for, the last input taken. Outbox ids stay
+// distinct per turn: adapters derive platform message ids from them.
+func replyTo(b batch, pending []botgw.Inbound) string {
+	if b.last.ID != "" {
+		return b.last.ID
+	}
+	return pending[len(pending)-1].ID
+}
+
+// respond settles the turn's answer: none while an operator holds the chat,
+// the model's when the input asks for one.
+func (e *Engine) respond(ctx context.Context, k botgw.ChatKey, env *envelope, b *batch, stats *TurnStats, now time.Time, log *slog.Logger) {
+	switch {
+	case env.paused(now):
+		e.holdForOperator(env, b, stats)
+	case b.asked || b.respond:
+		if reply := e.answer(ctx, k, env, *b, stats, log); reply != "" {
+			b.replies = append(b.replies, reply)
+		}
+	case len(b.replies) > 0:
+		stats.Outcome = "command"
+	default:
+		stats.Outcome = "event"
+	}
 }
 
 // load decodes the stored state, or starts a fresh one (logging why).
@@ -99,17 +118,16 @@ func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbou
 				b.respond = b.respond || in.Event.Respond
 			}
 		case botgw.KindOperator:
-			if in.Op != nil {
-				e.applyOperator(v, &b, in)
-			}
+			e.applyOperator(v, &b, in)
 		case botgw.KindUnsupported:
-			b.last = in
-			if !v.env.paused(e.now()) { // during a takeover the operator answers
-				b.replies = append(b.replies, e.cfg.UnsupportedNotice)
+			if in.Backlog { // no notice for old media: the backlog's answer covers it
+				continue
 			}
-		default:
 			b.last = in
+			b.replies = append(b.replies, e.cfg.UnsupportedNotice)
+		default:
 			if cmd, args, ok := e.parseCommand(in.Text); ok {
+				b.last = in
 				reply, reset := e.runCommand(ctx, v, in, cmd, args, log)
 				b.replies = append(b.replies, reply)
 				if reset {
@@ -123,6 +141,8 @@ func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbou
 	return b
 }
 
+// addUser adds text to the user's message of this turn; backlog text is
+// kept without asking for a reply.
 func (b *batch) addUser(in botgw.Inbound) {
 	if b.user == nil {
 		b.user = &botgw.Message{Role: botgw.RoleUser, Text: in.Text, At: in.At}
@@ -130,7 +150,10 @@ func (b *batch) addUser(in botgw.Inbound) {
 		b.user.Text += "\n" + in.Text
 	}
 	b.user.InboundIDs = append(b.user.InboundIDs, in.ID)
-	b.asked = true
+	if !in.Backlog {
+		b.last = in
+		b.asked = true
+	}
 }
 
 // applyEvent appends an event as context; an event with a key replaces the

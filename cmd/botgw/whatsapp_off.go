@@ -22,13 +22,15 @@ type whatsappConfig struct {
 	GroupTrigger string        `yaml:"group_trigger"`
 	LeaseTTL     time.Duration `yaml:"lease_ttl"`
 	Proxy        string        `yaml:"proxy"`
+	MaxBacklog   time.Duration `yaml:"max_backlog_age"`
+	Backlog      string        `yaml:"backlog"`
 }
 
 func validateWhatsApp(*whatsappConfig) error {
 	return errors.New("channels.whatsapp: " + errNoWhatsApp.Error())
 }
 
-func buildWhatsApp(context.Context, *whatsappConfig, *state.Store, *slog.Logger) (botgw.Channel, error) {
+func buildWhatsApp(context.Context, *whatsappConfig, []string, *state.Store, *slog.Logger) (botgw.Channel, error) {
 	return nil, errNoWhatsApp
 }
 
