@@ -14,6 +14,9 @@ var (
 	ErrDuplicate   = errors.New("duplicate")
 	ErrUnsupported = errors.New("unsupported")
 	ErrBadCursor   = errors.New("not a cursor this list handed out")
+	// ErrInvalidInput is input that can never be stored (a chat key or a
+	// field the store cannot hold): retrying cannot help.
+	ErrInvalidInput = errors.New("input cannot be stored")
 )
 
 // ProviderError is a failed LLM call, translated from the vendor SDK's error.
@@ -46,7 +49,10 @@ type PlatformError struct {
 	Status     int           // HTTP status, when there was one
 	RetryAfter time.Duration // from the platform's rate-limit answer
 	Permanent  bool          // retrying cannot help (blocked bot, bad chat id)
-	Err        error
+	// Sent is how many parts of a split reply the platform had taken when
+	// the send failed (0: none, or not split); a retry resumes after them.
+	Sent int
+	Err  error
 }
 
 func (e *PlatformError) Error() string {

@@ -2,6 +2,7 @@ package convo
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -93,7 +94,9 @@ func (e *Engine) deadReply(ctx context.Context, k botgw.ChatKey, m botgw.Outboun
 func (e *Engine) DeadLetterInput(ctx context.Context, in botgw.Inbound, reason string) error {
 	dl := botgw.DeadLetter{Chat: in.Chat.String(), Kind: botgw.DeadInput, Reason: reason, Text: in.Text}
 	if _, err := botgw.ParseChatKey(dl.Chat); err == nil {
-		dl.Input = &in
+		if _, err := json.Marshal(in); err == nil { // kept whole only if it can be stored
+			dl.Input = &in
+		}
 	}
 	return e.deadLetter(ctx, dl, e.log.With("chat", in.Chat))
 }

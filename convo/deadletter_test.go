@@ -183,3 +183,19 @@ func TestDeadLetterInputAndCounts(t *testing.T) {
 		t.Errorf("counts after taking the only entry = %v", counts)
 	}
 }
+
+// TestUnstorableInputIsADeadLetter: input the store refuses for good is
+// acknowledged (no error: the platform would redeliver it forever) and kept
+// for an operator.
+func TestUnstorableInputIsADeadLetter(t *testing.T) {
+	st := openStore(t, false, fastStore)
+	eng, _ := newDeadRig(t, st, &refusingChannel{}, Config{})
+	bad := botgw.Inbound{Chat: botgw.ChatKey{Channel: "slack", ID: "C{1}"}, ID: "x", Text: "poison"}
+	if err := eng.Handle(context.Background(), bad); err != nil {
+		t.Fatalf("Handle of unstorable input = %v, want nil (acknowledged)", err)
+	}
+	d := deadList(t, st)
+	if len(d) != 1 || d[0].Kind != "input" || d[0].Chat != "slack:C{1}" || d[0].Text != "poison" || !strings.Contains(d[0].Reason, "chat key") {
+		t.Errorf("dead letters = %+v", d)
+	}
+}
