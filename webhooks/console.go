@@ -97,7 +97,7 @@ func notFound(err error, field, what string) error {
 }
 
 func (a *Admin) pause(c echo.Context) error {
-	k, err := chatParam(c)
+	k, err := a.chatParam(c)
 	if err != nil {
 		return err
 	}
@@ -122,7 +122,7 @@ func (a *Admin) pause(c echo.Context) error {
 }
 
 func (a *Admin) resume(c echo.Context) error {
-	k, err := chatParam(c)
+	k, err := a.chatParam(c)
 	if err != nil {
 		return err
 	}
@@ -139,7 +139,7 @@ func (a *Admin) resume(c echo.Context) error {
 }
 
 func (a *Admin) message(c echo.Context) error {
-	k, err := chatParam(c)
+	k, err := a.chatParam(c)
 	if err != nil {
 		return err
 	}
@@ -168,7 +168,7 @@ func (a *Admin) message(c echo.Context) error {
 }
 
 func (a *Admin) injectEvent(c echo.Context) error {
-	k, err := chatParam(c)
+	k, err := a.chatParam(c)
 	if err != nil {
 		return err
 	}
