@@ -46,6 +46,8 @@ func TestOperatorConsoleInABrowser(t *testing.T) {
 		chromedp.Click(chromedp.CSS("#enter")),
 		chromedp.WaitVisible(chromedp.CSS(`#chats button[data-chat="web:bob"]`)),
 		chromedp.SendKeys(chromedp.CSS("#search"), "web:al"),
+		chromedp.Poll[chromedp.Void](`document.querySelector("#chats").dataset.filter === "&prefix=web%3Aal"`,
+			chromedp.WithPollingInterval(50*time.Millisecond)),
 		waitGone(`#chats button[data-chat="web:bob"]`),
 	)
 	run("open, pause, talk",

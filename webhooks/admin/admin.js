@@ -72,6 +72,7 @@ async function loadChats(more) {
   const page = await api("GET", "/chats?limit=50&cursor=" + encodeURIComponent(more ? cursor : "") + chatFilter());
   if (seq !== listSeq) return; // a newer listing is on its way
   if (!more) $("chats").replaceChildren();
+  $("chats").dataset.filter = chatFilter(); // what the list shows (tests wait on it)
   const items = page.items || page.chats.map((chat) => ({chat}));
   for (const it of items) {
     const b = el("button", it.chat === current ? "chat selected" : "chat", it.chat);

@@ -120,7 +120,11 @@ function initConsole() {
   $("operator").value = sessionStorage.getItem(operatorKey) || "";
   $("operator").addEventListener("change", () => sessionStorage.setItem(operatorKey, operatorName()));
   $("filter").addEventListener("submit", (ev) => { ev.preventDefault(); guard(() => loadChats(false)); });
-  $("search").addEventListener("input", () => guard(() => loadChats(false)));
+  let typing = 0; // one listing when the operator pauses typing, not one per key
+  $("search").addEventListener("input", () => {
+    clearTimeout(typing);
+    typing = setTimeout(() => guard(() => loadChats(false)), 200);
+  });
   $("channel").addEventListener("change", () => guard(() => loadChats(false)));
   $("pause").addEventListener("click", () => guard(pauseChat));
   $("resume").addEventListener("click", () => guard(() => act("POST", "/resume", {operator: operatorName()})));
