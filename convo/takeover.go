@@ -66,7 +66,9 @@ func (e *Engine) holdForOperator(env *envelope, b *batch, stats *TurnStats) {
 	}
 	b.asked, b.respond = false, false
 	// during a takeover the operator answers, the gateway's notices too
-	b.replies = slices.DeleteFunc(b.replies, func(r string) bool { return r == e.cfg.UnsupportedNotice })
+	b.replies = slices.DeleteFunc(b.replies, func(r string) bool {
+		return r == e.cfg.UnsupportedNotice || r == e.cfg.Limits.CutNotice
+	})
 	stats.Outcome = "paused"
 }
 
