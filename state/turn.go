@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/botgw/botgw"
 )
 
@@ -122,10 +124,12 @@ func decodeList[T any](ctx context.Context, s *Store, k botgw.ChatKey, key strin
 }
 
 func (s *Store) dropCorrupt(ctx context.Context, k botgw.ChatKey, key, raw string, err error) {
-	s.log.Error("dropping undecodable list entry", "chat", k, "key", key, "entry", raw, "err", err)
+	// never the entry itself: it holds what the player wrote
+	s.log.Error("dropping undecodable list entry", "chat", k, "key", key, "bytes", len(raw), "err", err)
 	if err := s.c.LRem(ctx, key, 1, raw).Err(); err != nil {
 		s.log.Error("drop undecodable list entry", "chat", k, "key", key, "err", err)
 	}
+	s.deadCorrupt(ctx, k, key, raw, err)
 }
 
 // Renew extends the lease by LeaseTTL.
@@ -155,7 +159,16 @@ func (s *Store) Commit(ctx context.Context, k botgw.ChatKey, c botgw.Commit) err
 	if err != nil {
 		return fmt.Errorf("commit chat %s: %w", k, err)
 	}
-	code, err := commitScript.Run(ctx, s.c, []string{ks.lease, ks.state, ks.pending, ks.outbox}, args...).Int()
+	var res *redis.Cmd
+	err = s.pipe(ctx, func(p redis.Pipeliner) {
+		res = commitScript.EvalSha(ctx, p, []string{ks.lease, ks.state, ks.pending, ks.outbox}, args...)
+		s.touchIndex(ctx, p, ks.member, c.Activity)
+	})
+	if err != nil && res.Err() == nil { // only the chat list's update failed
+		s.log.Warn("update the chat list", "err", err)
+		err = nil
+	}
+	code, _ := res.Int()
 	switch {
 	case err != nil:
 		return fmt.Errorf("commit chat %s: %w", k, err)
@@ -172,7 +185,10 @@ func commitArgs(c botgw.Commit) ([]any, error) {
 	if c.Blob == nil {
 		store = "0"
 	}
-	args := []any{c.Lease, c.Version, store, c.Blob, ms(c.TTL), max(c.Consumed, 0)}
+	args := []any{c.Lease, c.Version, store, c.Blob, ms(c.TTL), max(c.Consumed, 0), "0", "", 0, 0}
+	if a := c.Activity; a != nil {
+		args[6], args[7], args[8], args[9] = "1", a.Preview, a.At.UnixMilli(), pausedMs(a.PausedUntil)
+	}
 	for _, m := range c.Outbox {
 		raw, err := json.Marshal(m)
 		if err != nil {

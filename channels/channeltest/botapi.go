@@ -43,8 +43,8 @@ type BotAPI struct {
 	updates  []json.RawMessage  // pending getUpdates results, oldest first
 	changed  chan struct{}      // closed and replaced on every call or push
 	nextID   int
-	accepted []string // text of every message sendMessage took, in order
-	refusal  *Reply   // refuse sendMessage with this after refuseIn more
+	accepted []APICall // every sendMessage the fake took, in order
+	refusal  *Reply    // refuse sendMessage with this after refuseIn more
 	refuseIn int
 }
 
@@ -188,7 +188,7 @@ func (f *BotAPI) sendMessage(p map[string]string) Reply {
 	if n > 4096 {
 		return Reply{400, `{"ok":false,"error_code":400,"description":"Bad Request: message is too long"}`}
 	}
-	f.accepted = append(f.accepted, p["text"])
+	f.accepted = append(f.accepted, APICall{Method: "sendMessage", Params: p})
 	f.nextID++
 	msg, _ := json.Marshal(map[string]any{"message_id": f.nextID, "date": time.Now().Unix(), "text": p["text"],
 		"from": map[string]any{"id": f.BotID, "is_bot": true, "first_name": "Botgw Test", "username": f.Username},

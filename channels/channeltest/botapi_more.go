@@ -68,9 +68,19 @@ func (f *BotAPI) PushUpdates(updates ...[]byte) {
 
 // Sent returns the text of every message sendMessage took, in order.
 func (f *BotAPI) Sent() []string {
+	var out []string
+	for _, c := range f.Delivered() {
+		out = append(out, c.Params["text"])
+	}
+	return out
+}
+
+// Delivered returns the sendMessage calls the fake took (not refused), in
+// order.
+func (f *BotAPI) Delivered() []APICall {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]string(nil), f.accepted...)
+	return append([]APICall(nil), f.accepted...)
 }
 
 // WaitFor blocks until cond holds over the calls so far. The deadline only

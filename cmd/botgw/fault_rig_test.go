@@ -145,6 +145,7 @@ func startReplica(t *testing.T, name, config string) *replica {
 	r.base = "http://" + r.addr
 	t.Cleanup(func() {
 		r.stop(t)
+		checkRaces(t, "replica "+r.name, r.logs.String())
 		if t.Failed() {
 			t.Logf("replica %s output:\n%s", r.name, r.logs.String())
 		}
@@ -296,7 +297,7 @@ func userLines(h []botgw.Message) []string {
 // sentTo counts the replies the Bot API fake took for chat.
 func sentTo(api *channeltest.BotAPI, chat int64) int {
 	n := 0
-	for _, c := range api.CallsTo("sendMessage") {
+	for _, c := range api.Delivered() {
 		if c.Params["chat_id"] == fmt.Sprint(chat) {
 			n++
 		}
