@@ -20,6 +20,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/channels/pace/pacetest"
 )
 
 const (
@@ -261,6 +262,7 @@ type testAdapter struct {
 	api    *fakeAPI
 	slept  []time.Duration
 	sleepM sync.Mutex
+	clock  *pacetest.Clock // the send limits' fake clock
 }
 
 func newTestAdapter(t *testing.T, cfg Config, publicURL string) *testAdapter {
@@ -270,11 +272,12 @@ func newTestAdapter(t *testing.T, cfg Config, publicURL string) *testAdapter {
 	if cfg.Mode != ModePolling {
 		cfg.WebhookSecret = testSecret
 	}
-	ch, err := New(cfg, publicURL, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	pacer, clock := pacetest.New(t)
+	ch, err := New(cfg, publicURL, pacer, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	ta := &testAdapter{ch: ch, api: api}
+	ta := &testAdapter{ch: ch, api: api, clock: clock}
 	switch c := ch.(type) {
 	case webhookChannel:
 		ta.adapter = c.adapter

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/channels/pace"
 	"github.com/botgw/botgw/channels/slack"
 	"github.com/botgw/botgw/channels/telegram"
 	"github.com/botgw/botgw/channels/web"
@@ -37,8 +38,9 @@ func (b builtChannels) byName() map[string]botgw.Channel {
 func buildChannels(ctx context.Context, cfg Config, st *state.Store, log *slog.Logger) (builtChannels, error) {
 	var b builtChannels
 	c := cfg.Channels
+	pacer := pace.New(st.Client(), st.KeyPrefix(), log)
 	if c.Telegram != nil {
-		ch, err := telegram.New(*c.Telegram, cfg.PublicURL, log.With("channel", "telegram"))
+		ch, err := telegram.New(*c.Telegram, cfg.PublicURL, pacer, log.With("channel", "telegram"))
 		if err != nil {
 			return b, fmt.Errorf("channels.telegram: %w", err)
 		}
