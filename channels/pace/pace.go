@@ -106,6 +106,9 @@ func (p *Pacer) WithClock(c Clock) *Pacer {
 	return p
 }
 
+// Clock is the clock the pacer sleeps on.
+func (p *Pacer) Clock() Clock { return p.clock }
+
 // Sleep waits d on the pacer's clock (a typing pause).
 func (p *Pacer) Sleep(ctx context.Context, d time.Duration) error { return p.clock.Sleep(ctx, d) }
 

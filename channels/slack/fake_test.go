@@ -3,6 +3,8 @@ package slack
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/botgw/botgw/channels/pace"
+	"github.com/botgw/botgw/channels/pace/pacetest"
 	"io"
 	"log/slog"
 	"net/http"
@@ -179,7 +181,7 @@ func writeJSON(w http.ResponseWriter, status int, body string) {
 // newTestAdapter builds an events-mode channel against f and runs Start.
 func newTestAdapter(t testing.TB, f *fakeSlack) *eventsChannel {
 	t.Helper()
-	ch, err := New(Config{BotToken: testBotToken, SigningSecret: testSecret, APIURL: f.APIURL()}, discard())
+	ch, err := New(Config{BotToken: testBotToken, SigningSecret: testSecret, APIURL: f.APIURL()}, testPacer(t), discard())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,3 +193,9 @@ func newTestAdapter(t testing.TB, f *fakeSlack) *eventsChannel {
 }
 
 func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// testPacer paces sends on an embedded Redis with a fake clock.
+func testPacer(t testing.TB) *pace.Pacer {
+	p, _ := pacetest.New(t)
+	return p
+}

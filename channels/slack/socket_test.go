@@ -63,7 +63,7 @@ func TestSocketModeAcksOnlyStoredEvents(t *testing.T) {
 	t.Cleanup(ws.Close)
 	f.wsURL = "ws" + strings.TrimPrefix(ws.URL, "http") + "/link/?ticket=1d2c3b4a"
 
-	ch, err := New(Config{BotToken: testBotToken, Mode: ModeSocket, AppToken: testAppToken, APIURL: f.APIURL()}, discard())
+	ch, err := New(Config{BotToken: testBotToken, Mode: ModeSocket, AppToken: testAppToken, APIURL: f.APIURL()}, testPacer(t), discard())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ func TestStartTypingReactsAndUnreacts(t *testing.T) {
 
 func TestStartTypingCanBeTurnedOff(t *testing.T) {
 	f := newFakeSlack(t)
-	ch, err := New(Config{BotToken: testBotToken, SigningSecret: testSecret, APIURL: f.APIURL(), ThinkingReaction: "none"}, discard())
+	ch, err := New(Config{BotToken: testBotToken, SigningSecret: testSecret, APIURL: f.APIURL(), ThinkingReaction: "none"}, testPacer(t), discard())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestStartLearnsIdentityAndHealth(t *testing.T) {
 	if err := ch.Health(); err != nil {
 		t.Errorf("health = %v, want nil", err)
 	}
-	bad, err := New(Config{BotToken: "xoxb-revoked", SigningSecret: testSecret, APIURL: f.APIURL()}, discard())
+	bad, err := New(Config{BotToken: "xoxb-revoked", SigningSecret: testSecret, APIURL: f.APIURL()}, testPacer(t), discard())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,7 @@ func buildChannels(ctx context.Context, cfg Config, st *state.Store, log *slog.L
 		b.all = append(b.all, ch)
 	}
 	if c.Slack != nil {
-		ch, err := slack.New(*c.Slack, log.With("channel", "slack"))
+		ch, err := slack.New(*c.Slack, pacer, log.With("channel", "slack"))
 		if err != nil {
 			return b, fmt.Errorf("channels.slack: %w", err)
 		}

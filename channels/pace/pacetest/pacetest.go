@@ -61,3 +61,6 @@ func New(t testing.TB) (*pace.Pacer, *Clock) {
 	m.SetTime(c.now)
 	return pace.New(rdb, "test", nil).WithClock(c), c
 }
+
+// ClockOf is the fake clock of a pacer made by New.
+func ClockOf(p *pace.Pacer) *Clock { return p.Clock().(*Clock) }
