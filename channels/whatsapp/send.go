@@ -36,6 +36,10 @@ func (a *Adapter) Send(ctx context.Context, m botgw.Outbound) error {
 	}
 	parts := parts(m.Text)
 	for i := a.progress.Sent(m.ID); i < len(parts); i++ {
+		if err := a.paceSend(ctx, cli, to, parts[i]); err != nil {
+			a.progress.Record(m.ID, i)
+			return &botgw.PlatformError{Channel: Name, Err: fmt.Errorf("part %d of %d to %s: %w", i+1, len(parts), m.Chat, err)}
+		}
 		msg := &waE2E.Message{Conversation: proto.String(parts[i])}
 		if perm, err := a.sendPart(ctx, cli, to, msg); err != nil {
 			a.progress.Record(m.ID, i)

@@ -15,6 +15,7 @@ package whatsapp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -24,6 +25,7 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels"
+	"github.com/botgw/botgw/channels/pace"
 )
 
 // Name is the channel name in chat keys and config.
@@ -50,6 +52,9 @@ type Adapter struct {
 	deliver botgw.Deliver
 
 	progress channels.Progress // parts of split replies already sent
+
+	pacer       *pace.Pacer // the number's send rate and typing pauses; nil: unpaced
+	typingDelay pace.Range  // the typing pause's bounds
 }
 
 var (
@@ -89,10 +94,14 @@ var defaultTiming = timing{
 
 // New opens the device store (creating it if needed; no network) and
 // returns the channel, a botgw.Listener. Listen connects while this replica
-// holds lease; a nil lease means a single replica. Close releases the store.
-func New(ctx context.Context, cfg Config, lease Lease, log *slog.Logger) (botgw.Channel, error) {
+// holds lease; a nil lease means a single replica. p paces sends (the
+// number's rate, typing pauses). Close releases the store.
+func New(ctx context.Context, cfg Config, lease Lease, p *pace.Pacer, log *slog.Logger) (botgw.Channel, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	if p == nil {
+		return nil, errors.New("whatsapp: a pacer is required")
 	}
 	log = log.With("channel", Name)
 	c, err := openStore(ctx, cfg, log)
@@ -102,7 +111,7 @@ func New(ctx context.Context, cfg Config, lease Lease, log *slog.Logger) (botgw.
 	a := newAdapter(cfg, lease, log, func(ctx context.Context) (client, error) {
 		return linkedClient(ctx, c, cfg, log)
 	})
-	a.store = c
+	a.store, a.pacer = c, p
 	a.initState(ctx)
 	return a, nil
 }
@@ -111,7 +120,8 @@ func newAdapter(cfg Config, lease Lease, log *slog.Logger, open func(context.Con
 	if lease == nil {
 		lease = soloLease{}
 	}
-	a := &Adapter{cfg: cfg, log: log, lease: lease, owner: leaseOwner(), ttl: cfg.leaseTTL(), tm: defaultTiming, open: open}
+	a := &Adapter{cfg: cfg, log: log, lease: lease, owner: leaseOwner(), ttl: cfg.leaseTTL(), tm: defaultTiming, open: open,
+		typingDelay: cfg.typingRange()}
 	a.state.s = State{State: StateStopped, Since: time.Now()}
 	return a
 }

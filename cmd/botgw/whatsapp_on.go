@@ -10,6 +10,7 @@ import (
 	"log/slog"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/channels/pace"
 	"github.com/botgw/botgw/channels/whatsapp"
 	"github.com/botgw/botgw/state"
 )
@@ -18,8 +19,8 @@ type whatsappConfig = whatsapp.Config
 
 func validateWhatsApp(c *whatsappConfig) error { return c.Validate() }
 
-func buildWhatsApp(ctx context.Context, c *whatsappConfig, st *state.Store, log *slog.Logger) (botgw.Channel, error) {
-	return whatsapp.New(ctx, *c, st.Leases(), log)
+func buildWhatsApp(ctx context.Context, c *whatsappConfig, st *state.Store, p *pace.Pacer, log *slog.Logger) (botgw.Channel, error) {
+	return whatsapp.New(ctx, *c, st.Leases(), p, log)
 }
 
 func cmdWhatsApp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
