@@ -110,7 +110,14 @@ const (
 	KindUnsupported InboundKind = "unsupported"
 	// KindEvent is an app event (Event is set).
 	KindEvent InboundKind = "event"
+	// KindSay is text the gateway sends to the chat verbatim, without the
+	// model, and stores as the assistant's message (a broadcast's message).
+	KindSay InboundKind = "say"
 )
+
+// MetaBroadcast is the Meta key of the broadcast items ("<id>#<index>",
+// space-separated) a reply delivers, carried from Inbound to Outbound.
+const MetaBroadcast = "broadcast"
 
 // Inbound is one normalised message into a chat.
 type Inbound struct {

@@ -194,15 +194,22 @@ func (e *Engine) commit(ctx context.Context, k botgw.ChatKey, c botgw.Commit, st
 func (e *Engine) deliverAll(ctx context.Context, k botgw.ChatKey, out []botgw.Outbound, done []string, log *slog.Logger) (_ []string, ok bool) {
 	ch, known := e.deps.Channels[k.Channel]
 	for _, m := range out {
-		if !known {
+		switch {
+		case !known:
 			log.Error("reply for a channel that is not configured; dropping it", "channel", k.Channel)
-		} else if err := e.send(ctx, ch, m); err != nil {
+		case e.skip(ctx, m):
+			log.Info("reply of a cancelled broadcast; dropping it unsent")
+		default:
+			err := e.send(ctx, ch, m)
 			var pe *botgw.PlatformError
-			if !errors.As(err, &pe) || !pe.Permanent {
+			if err != nil && (!errors.As(err, &pe) || !pe.Permanent) {
 				log.Warn("deliver reply; kept in the outbox for a later attempt", "err", err)
 				return done, false
 			}
-			log.Error("deliver reply: permanent platform error; dropping it", "err", err)
+			if err != nil {
+				log.Error("deliver reply: permanent platform error; dropping it", "err", err)
+			}
+			e.sent(ctx, m, err)
 		}
 		done = append(done, m.ID)
 	}

@@ -91,6 +91,8 @@ type Deps struct {
 	Hooks    Hooks    // optional observation points (metrics)
 	// Tracer starts the spans of each turn (tracing.go); nil: no tracing.
 	Tracer trace.Tracer
+	// Outgoing follows broadcast replies as they are delivered; nil: none.
+	Outgoing Outgoing
 }
 
 // Engine schedules and runs turns. Create it with New, start it with Run.

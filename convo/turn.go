@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -13,11 +14,13 @@ import (
 
 // batch is what one turn makes of a chat's pending input.
 type batch struct {
-	user    *botgw.Message // the user's messages since the last event, as one message
-	asked   bool           // the burst holds user text for the model
-	last    botgw.Inbound  // the input answered: its Meta goes with the reply
-	replies []string       // command answers and notices, in order
-	respond bool           // an event asked for a reply
+	user    *botgw.Message   // the user's messages since the last event, as one message
+	asked   bool             // the burst holds user text for the model
+	last    botgw.Inbound    // the input answered: its Meta goes with the reply
+	replies []string         // command answers and notices, in order
+	respond bool             // an event asked for a reply
+	says    []botgw.Outbound // texts sent verbatim (KindSay), in order
+	tags    []string         // broadcast items the reply answers (events with respond)
 }
 
 // turn runs one turn over snap's pending input and returns the commit.
@@ -51,8 +54,9 @@ func (e *Engine) turn(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 	stats.StateSize = len(blob)
 	c := botgw.Commit{Lease: snap.Lease, Version: snap.Version, Blob: blob,
 		TTL: e.cfg.StateTTL, Consumed: len(snap.Pending)}
+	c.Outbox = b.says
 	if len(b.replies) > 0 {
-		c.Outbox = []botgw.Outbound{{Chat: k, ID: "re-" + b.last.ID, Text: strings.Join(b.replies, "\n\n"), Meta: b.last.Meta}}
+		c.Outbox = append(c.Outbox, botgw.Outbound{Chat: k, ID: "re-" + b.last.ID, Text: strings.Join(b.replies, "\n\n"), Meta: b.replyMeta()})
 	}
 	return c, stats
 }
@@ -91,7 +95,10 @@ func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbou
 				}
 				applyEvent(v.env, in)
 				b.respond = b.respond || in.Event.Respond
+				b.event(in)
 			}
+		case botgw.KindSay:
+			b.say(v.env, in)
 		case botgw.KindUnsupported:
 			b.last = in
 			b.replies = append(b.replies, e.cfg.UnsupportedNotice)
@@ -109,6 +116,45 @@ func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbou
 		}
 	}
 	return b
+}
+
+// event notes an event that asks for a reply: the reply goes out under its
+// id when no user text is answered, and carries its broadcast item.
+func (b *batch) event(in botgw.Inbound) {
+	if !in.Event.Respond {
+		return
+	}
+	if b.last.ID == "" {
+		b.last = in
+	}
+	if tag := in.Meta[botgw.MetaBroadcast]; tag != "" {
+		b.tags = append(b.tags, tag)
+	}
+}
+
+// say stores a verbatim text as the assistant's message (after any user
+// text before it) and queues it for delivery as it is.
+func (b *batch) say(env *envelope, in botgw.Inbound) {
+	if b.user != nil {
+		env.History = append(env.History, *b.user)
+		b.user = nil
+	}
+	env.History = append(env.History, botgw.Message{Role: botgw.RoleAssistant, Text: in.Text, At: in.At})
+	b.says = append(b.says, botgw.Outbound{Chat: in.Chat, ID: "say-" + in.ID, Text: in.Text, Meta: in.Meta})
+}
+
+// replyMeta is the Meta of the input answered plus the broadcast items the
+// reply delivers.
+func (b *batch) replyMeta() map[string]string {
+	if len(b.tags) == 0 {
+		return b.last.Meta
+	}
+	m := maps.Clone(b.last.Meta)
+	if m == nil {
+		m = map[string]string{}
+	}
+	m[botgw.MetaBroadcast] = strings.Join(b.tags, " ")
+	return m
 }
 
 func (b *batch) addUser(in botgw.Inbound) {

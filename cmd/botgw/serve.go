@@ -16,6 +16,7 @@ import (
 	"github.com/botgw/botgw/channels/web"
 	"github.com/botgw/botgw/compaction"
 	"github.com/botgw/botgw/convo"
+	"github.com/botgw/botgw/convo/broadcast"
 	"github.com/botgw/botgw/convo/metrics"
 	"github.com/botgw/botgw/state"
 	"github.com/botgw/botgw/webhooks"
@@ -50,6 +51,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 type gateway struct {
 	store    *state.Store
 	engine   *convo.Engine
+	bcast    *broadcast.Runner
 	server   *webhooks.Server
 	channels builtChannels
 }
@@ -69,6 +71,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, onListen func(net.
 	defer gw.store.Close()
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return gw.engine.Run(gctx) })
+	g.Go(func() error { return gw.bcast.Run(gctx) })
 	g.Go(func() error { return gw.server.Serve(gctx, cfg.Listen, 5*time.Second, onListen) })
 	for _, ch := range gw.channels.all {
 		if l, ok := ch.(botgw.Listener); ok {
@@ -140,6 +143,7 @@ func (gw *gateway) wire(ctx context.Context, cfg Config, tracer trace.Tracer, lo
 	}
 	gw.watchChannels(met)
 	trail := convo.NewAuditLog(gw.store.AuditStream())
+	gw.bcast = &broadcast.Runner{Store: gw.store.Broadcasts(), Hooks: broadcastMetrics(met), Log: log}
 	gw.engine, err = convo.New(convo.Config{
 		SystemPrompt: cfg.SystemPrompt, StateTTL: cfg.State.TTL, TurnTimeout: turnTimeout(cfg.Provider),
 		Operators: cfg.Admin.Operators, AcceptProviders: ids, LeaseRenew: gw.store.LeaseTTL() / 3,
@@ -147,16 +151,18 @@ func (gw *gateway) wire(ctx context.Context, cfg Config, tracer trace.Tracer, lo
 		LogContent: cfg.Log.Content,
 	}, convo.Deps{Store: gw.store, Provider: prov, Compactor: comp, Channels: gw.channels.byName(),
 		Count: func(h []botgw.Message) int { return compaction.CountMessages(counter, h) },
-		Tools: tools, Audit: trail, Hooks: met.Hooks(), Tracer: tracer, Log: log})
+		Tools: tools, Audit: trail, Hooks: met.Hooks(), Tracer: tracer, Log: log, Outgoing: gw.bcast})
 	if err != nil {
 		return err
 	}
+	gw.bcast.Deliver = gw.engine.Handle
 	op := &convo.Operator{Store: gw.store, Trail: trail, StateTTL: cfg.State.TTL, Log: log}
 	gw.server = webhooks.New(webhooks.Deps{
 		Deliver: gw.engine.Handle, Channels: gw.channels.all, Checks: gw.checks(),
-		Events:  webhooks.NewEvents(cfg.Events.Secret, gw.engine.Handle, gw.store, cfg.Channels.names(), log),
-		Admin:   webhooks.NewAdmin(cfg.Admin.Token, op, log).WithChannels(gw.channels.all),
-		Metrics: met.Handler(), Observe: met.ObserveHTTP,
+		Events:     webhooks.NewEvents(cfg.Events.Secret, gw.engine.Handle, gw.store, cfg.Channels.names(), log),
+		Admin:      webhooks.NewAdmin(cfg.Admin.Token, op, log).WithChannels(gw.channels.all),
+		Broadcasts: gw.bcast,
+		Metrics:    met.Handler(), Observe: met.ObserveHTTP,
 		Log: log,
 	})
 	if w := gw.channels.web; w != nil {
