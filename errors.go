@@ -13,6 +13,9 @@ var (
 	ErrLeaseLost   = errors.New("lease lost")
 	ErrDuplicate   = errors.New("duplicate")
 	ErrUnsupported = errors.New("unsupported")
+	// ErrCancelled is the cause of a send stopped because its reply is no
+	// longer wanted (its broadcast was cancelled).
+	ErrCancelled = errors.New("cancelled")
 )
 
 // ProviderError is a failed LLM call, translated from the vendor SDK's error.

@@ -197,10 +197,13 @@ func (e *Engine) deliverAll(ctx context.Context, k botgw.ChatKey, out []botgw.Ou
 		switch {
 		case !known:
 			log.Error("reply for a channel that is not configured; dropping it", "channel", k.Channel)
-		case e.skip(ctx, m):
-			log.Info("reply of a cancelled broadcast; dropping it unsent")
 		default:
-			err := e.send(ctx, ch, m)
+			cancelled, err := e.deliverOne(ctx, ch, m)
+			if cancelled {
+				log.Info("reply of a cancelled broadcast; dropping it unsent")
+				e.sent(ctx, m, botgw.ErrCancelled)
+				break
+			}
 			var pe *botgw.PlatformError
 			if err != nil && (!errors.As(err, &pe) || !pe.Permanent) {
 				log.Warn("deliver reply; kept in the outbox for a later attempt", "err", err)

@@ -16,6 +16,41 @@ import (
 type fakeBotAPI struct {
 	mu   sync.Mutex
 	sent []map[string]string
+	// limit, when set, is the bot-wide rate Telegram enforces: past it
+	// sendMessage answers 429 with parameters.retry_after.
+	limit *botLimit
+}
+
+// botLimit is a token bucket of rate sends a second holding up to burst.
+type botLimit struct {
+	rate, burst, tokens float64
+	last                time.Time
+	refused             int // 429 answers given
+}
+
+// allow takes a token at now; false when the bucket is empty.
+func (l *botLimit) allow(now time.Time) bool {
+	if l.last.IsZero() {
+		l.tokens = l.burst
+	}
+	l.tokens = min(l.burst, l.tokens+now.Sub(l.last).Seconds()*l.rate)
+	l.last = now
+	if l.tokens < 1 {
+		l.refused++
+		return false
+	}
+	l.tokens--
+	return true
+}
+
+// refused is how many sends the bot-wide limit answered with 429.
+func (f *fakeBotAPI) refused() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.limit == nil {
+		return 0
+	}
+	return f.limit.refused
 }
 
 const e2eBotToken = "7000000001:AAH-e2e_Token"
@@ -38,6 +73,12 @@ func (f *fakeBotAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			p[k] = v[0]
 		}
 		f.mu.Lock()
+		if f.limit != nil && !f.limit.allow(time.Now()) {
+			f.mu.Unlock()
+			w.WriteHeader(http.StatusTooManyRequests)
+			fmt.Fprint(w, `{"ok":false,"error_code":429,"description":"Too Many Requests: retry after 1","parameters":{"retry_after":1}}`)
+			return
+		}
 		f.sent = append(f.sent, p)
 		f.mu.Unlock()
 		fmt.Fprintf(w, `{"ok":true,"result":{"message_id":2000,"date":%d,"chat":{"id":%s,"type":"private"},"text":"ok"}}`, time.Now().Unix(), p["chat_id"])

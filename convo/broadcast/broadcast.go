@@ -39,7 +39,8 @@ const (
 	DefaultWindow = 200
 	DefaultPoll   = 250 * time.Millisecond
 	leaseTTL      = 15 * time.Second
-	stateCacheTTL = 250 * time.Millisecond
+	stateCacheTTL = 200 * time.Millisecond
+	watchEvery    = 200 * time.Millisecond
 )
 
 // Hooks observe items for metrics; both are optional and must be fast.
@@ -232,7 +233,10 @@ func tags(m botgw.Outbound) (ids []string, indexes []int) {
 // Sent records the outcome of a reply that carries broadcast items.
 func (r *Runner) Sent(ctx context.Context, m botgw.Outbound, err error) {
 	outcome := "done"
-	if err != nil {
+	switch {
+	case errors.Is(err, botgw.ErrCancelled):
+		outcome = "cancelled"
+	case err != nil:
 		outcome = "failed"
 	}
 	ids, idx := tags(m)
@@ -243,21 +247,42 @@ func (r *Runner) Sent(ctx context.Context, m botgw.Outbound, err error) {
 	}
 }
 
-// Skip reports whether every broadcast m belongs to was cancelled; those
-// items are then recorded as cancelled and the reply is never sent.
-func (r *Runner) Skip(ctx context.Context, m botgw.Outbound) bool {
-	ids, idx := tags(m)
+// Watch returns a context for sending m that ends with botgw.ErrCancelled
+// as soon as every broadcast m belongs to is cancelled (checked now and
+// every watchEvery while the send waits for its slot).
+func (r *Runner) Watch(ctx context.Context, m botgw.Outbound) (context.Context, context.CancelFunc) {
+	ids, _ := tags(m)
 	if len(ids) == 0 {
-		return false
+		return ctx, func() {}
 	}
+	sctx, cancel := context.WithCancelCause(ctx)
+	if r.cancelled(ctx, ids) {
+		cancel(botgw.ErrCancelled)
+		return sctx, func() {}
+	}
+	go func() {
+		t := time.NewTicker(watchEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-sctx.Done():
+				return
+			case <-t.C:
+				if r.cancelled(sctx, ids) {
+					cancel(botgw.ErrCancelled)
+					return
+				}
+			}
+		}
+	}()
+	return sctx, func() { cancel(context.Canceled) }
+}
+
+// cancelled reports whether every broadcast of ids was cancelled.
+func (r *Runner) cancelled(ctx context.Context, ids []string) bool {
 	for _, id := range ids {
 		if r.stateOf(ctx, id) != state.BroadcastCancelled {
 			return false
-		}
-	}
-	for i := range ids {
-		if e := r.settle(ctx, ids[i], idx[i], "cancelled"); e != nil {
-			r.Log.Warn("record broadcast item", "broadcast", ids[i], "err", e)
 		}
 	}
 	return true
