@@ -134,6 +134,11 @@ type Inbound struct {
 	// Meta carries adapter data the adapter needs again when it answers
 	// (a message id to reply to, a sender JID for a read receipt).
 	Meta map[string]string `json:"meta,omitempty"`
+	// Backlog marks text that reached the gateway long after it was sent
+	// (a platform's backlog after an outage): the engine stores it in the
+	// history but does not answer it by itself; a later turn (live input,
+	// or an event asking for a reply) answers it together.
+	Backlog bool `json:"backlog,omitempty"`
 }
 
 // Outbound is one complete reply to a chat. Delivery is at-least-once: ID is

@@ -115,7 +115,7 @@ func (e *Engine) needsModel(env *envelope, pending []botgw.Inbound) bool {
 				return true
 			}
 		case botgw.KindText, "":
-			if _, _, cmd := e.parseCommand(in.Text); !cmd {
+			if _, _, cmd := e.parseCommand(in.Text); !cmd && !in.Backlog {
 				return true
 			}
 		}

@@ -36,14 +36,18 @@ func (e *Engine) turn(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 	view := chatView{chat: k, env: env, size: len(snap.Blob), ttl: snap.TTL}
 	b := e.collect(ctx, &view, snap.Pending, log)
 	env = view.env
-	if b.asked || b.respond {
+	switch {
+	case b.asked || b.respond:
 		if reply := e.answer(ctx, k, env, b, &stats, log); reply != "" {
 			b.replies = append(b.replies, reply)
 		}
-	} else if len(b.replies) > 0 {
+	case len(b.replies) > 0:
 		stats.Outcome = "command"
-	} else {
+	default:
 		stats.Outcome = "event"
+	}
+	if !b.asked && !b.respond && b.user != nil { // backlog only: stored, not answered
+		env.History = append(env.History, *b.user)
 	}
 	env.Updated = now
 	blob, err := encode(env)
@@ -56,9 +60,19 @@ func (e *Engine) turn(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 		TTL: e.cfg.StateTTL, Consumed: len(snap.Pending)}
 	c.Outbox = b.says
 	if len(b.replies) > 0 {
-		c.Outbox = append(c.Outbox, botgw.Outbound{Chat: k, ID: "re-" + b.last.ID, Text: strings.Join(b.replies, "\n\n"), Meta: b.replyMeta()})
+		c.Outbox = append(c.Outbox, botgw.Outbound{Chat: k, ID: "re-" + replyTo(b, snap.Pending), Text: strings.Join(b.replies, "\n\n"), Meta: b.replyMeta()})
 	}
 	return c, stats
+}
+
+// replyTo is the inbound a reply is named after: the last text answered,
+// or, for a turn an event asked for, the last input taken. Outbox ids stay
+// distinct per turn: adapters derive platform message ids from them.
+func replyTo(b batch, pending []botgw.Inbound) string {
+	if b.last.ID != "" {
+		return b.last.ID
+	}
+	return pending[len(pending)-1].ID
 }
 
 // load decodes the stored state, or starts a fresh one (logging why).
@@ -100,11 +114,14 @@ func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbou
 		case botgw.KindSay:
 			b.say(v.env, in)
 		case botgw.KindUnsupported:
+			if in.Backlog { // no notice for old media: the backlog's answer covers it
+				continue
+			}
 			b.last = in
 			b.replies = append(b.replies, e.cfg.UnsupportedNotice)
 		default:
-			b.last = in
 			if cmd, args, ok := e.parseCommand(in.Text); ok {
+				b.last = in
 				reply, reset := e.runCommand(ctx, v, in, cmd, args, log)
 				b.replies = append(b.replies, reply)
 				if reset {
@@ -157,6 +174,8 @@ func (b *batch) replyMeta() map[string]string {
 	return m
 }
 
+// addUser adds text to the user's message of this turn; backlog text is
+// kept without asking for a reply.
 func (b *batch) addUser(in botgw.Inbound) {
 	if b.user == nil {
 		b.user = &botgw.Message{Role: botgw.RoleUser, Text: in.Text, At: in.At}
@@ -164,7 +183,10 @@ func (b *batch) addUser(in botgw.Inbound) {
 		b.user.Text += "\n" + in.Text
 	}
 	b.user.InboundIDs = append(b.user.InboundIDs, in.ID)
-	b.asked = true
+	if !in.Backlog {
+		b.last = in
+		b.asked = true
+	}
 }
 
 // applyEvent appends an event as context; an event with a key replaces the

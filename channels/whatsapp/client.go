@@ -37,6 +37,11 @@ type client interface {
 	OwnIDs() (pn, lid types.JID)
 	// PNForLID maps a LID user to its phone-number JID, if the store knows it.
 	PNForLID(ctx context.Context, lid types.JID) (types.JID, bool)
+	// LIDForPN maps a phone-number JID to its LID, if the store knows it.
+	LIDForPN(ctx context.Context, pn types.JID) (types.JID, bool)
+	// UserLIDs asks WhatsApp for the LIDs of phone-number JIDs
+	// (GetUserInfo); whatsmeow stores the mappings it learns.
+	UserLIDs(ctx context.Context, pns []types.JID) (map[types.JID]types.JID, error)
 }
 
 // waClient is the real client: whatsmeow plus its device store.
@@ -54,6 +59,28 @@ func (c waClient) PNForLID(ctx context.Context, lid types.JID) (types.JID, bool)
 		return types.JID{}, false
 	}
 	return pn.ToNonAD(), true
+}
+
+func (c waClient) LIDForPN(ctx context.Context, pn types.JID) (types.JID, bool) {
+	lid, err := c.Store.LIDs.GetLIDForPN(ctx, pn)
+	if err != nil || lid.IsEmpty() {
+		return types.JID{}, false
+	}
+	return lid.ToNonAD(), true
+}
+
+func (c waClient) UserLIDs(ctx context.Context, pns []types.JID) (map[types.JID]types.JID, error) {
+	info, err := c.GetUserInfo(ctx, pns)
+	if err != nil {
+		return nil, fmt.Errorf("get user info: %w", err)
+	}
+	out := make(map[types.JID]types.JID, len(info))
+	for pn, u := range info {
+		if !u.LID.IsEmpty() {
+			out[pn.ToNonAD()] = u.LID.ToNonAD()
+		}
+	}
+	return out, nil
 }
 
 // errNotLinked means the store holds no paired device.
@@ -104,10 +131,30 @@ func newClient(dev *store.Device, cfg Config, log *slog.Logger) (*whatsmeow.Clie
 	cli.EnableAutoReconnect = false
 	cli.EnableDecryptedEventBuffer = true
 	cli.SynchronousAck = true
-	if err := cli.SetProxyAddress(cfg.Proxy); err != nil {
-		return nil, fmt.Errorf("whatsapp proxy: %w", err)
+	// A message this device cannot decrypt is also asked of the phone
+	// (after whatsmeow.RequestFromPhoneDelay) if the sender's resend fails.
+	cli.AutomaticMessageRerequestFromPhone = true
+	if err := setProxy(cli, cfg.Proxy); err != nil {
+		return nil, err
 	}
 	return cli, nil
+}
+
+type proxySetter interface {
+	SetProxyAddress(addr string, opts ...whatsmeow.SetProxyOptions) error
+}
+
+// setProxy applies the proxy setting. Empty leaves whatsmeow's default,
+// the HTTPS_PROXY environment variable, in place: SetProxyAddress("")
+// would turn that off.
+func setProxy(cli proxySetter, addr string) error {
+	if addr == "" {
+		return nil
+	}
+	if err := cli.SetProxyAddress(addr); err != nil {
+		return fmt.Errorf("whatsapp proxy: %w", err)
+	}
+	return nil
 }
 
 // linkedClient opens a client for the store's linked device, or

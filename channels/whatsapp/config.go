@@ -44,6 +44,13 @@ type Config struct {
 	// length (20 characters a second) within "<min>..<max>" (default
 	// 1s..8s; "0" turns it off).
 	TypingDelay string `yaml:"typing_delay"`
+	// MaxBacklogAge: a message older than this when it arrives (queued by
+	// WhatsApp during an outage or a ban) is backlog. Default 10m.
+	MaxBacklogAge time.Duration `yaml:"max_backlog_age"`
+	// Backlog is what happens to backlog: "summarize" (default: stored in
+	// the history, then one brief reply per chat covering it), "answer"
+	// (answered like new messages) or "ignore" (stored, not answered).
+	Backlog string `yaml:"backlog"`
 }
 
 // Validate reports every problem, each prefixed with its full key path.
@@ -65,6 +72,14 @@ func (c Config) Validate() error {
 	}
 	if _, err := pace.ParseRange(c.TypingDelay); err != nil {
 		errs = append(errs, fmt.Errorf("channels.whatsapp.typing_delay: %w", err))
+	}
+	switch c.Backlog {
+	case "", BacklogAnswer, BacklogSummarize, BacklogIgnore:
+	default:
+		errs = append(errs, fmt.Errorf("channels.whatsapp.backlog: %q is not answer, summarize or ignore", c.Backlog))
+	}
+	if c.MaxBacklogAge < 0 {
+		errs = append(errs, fmt.Errorf("channels.whatsapp.max_backlog_age: %v is negative", c.MaxBacklogAge))
 	}
 	if err := validateProxy(c.Proxy); err != nil {
 		errs = append(errs, fmt.Errorf("channels.whatsapp.proxy: %w", err))
@@ -124,9 +139,12 @@ func (c Config) sqlitePath() string { return strings.TrimPrefix(c.Store, sqliteS
 
 // sqliteDSN is the modernc.org/sqlite DSN for the store: whatsmeow needs
 // foreign keys on; the busy timeout lets `botgw whatsapp link` and a running
-// gateway share the file.
+// gateway share the file; _txlock=immediate takes the write lock when a
+// transaction begins, so whatsmeow's read-then-write transactions wait
+// for each other (busy timeout) instead of failing with SQLITE_BUSY when
+// the read lock cannot be upgraded.
 func (c Config) sqliteDSN() string {
-	return "file:" + c.sqlitePath() + "?_pragma=foreign_keys(1)&_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)"
+	return "file:" + c.sqlitePath() + "?_pragma=foreign_keys(1)&_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_txlock=immediate"
 }
 
 func (c Config) leaseTTL() time.Duration {
@@ -141,4 +159,20 @@ func (c Config) groupTrigger() string {
 		return TriggerMention
 	}
 	return c.GroupTrigger
+}
+
+const defaultMaxBacklogAge = 10 * time.Minute
+
+func (c Config) maxBacklogAge() time.Duration {
+	if c.MaxBacklogAge == 0 {
+		return defaultMaxBacklogAge
+	}
+	return c.MaxBacklogAge
+}
+
+func (c Config) backlogMode() string {
+	if c.Backlog == "" {
+		return BacklogSummarize
+	}
+	return c.Backlog
 }

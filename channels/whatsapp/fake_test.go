@@ -25,19 +25,24 @@ type fakeClient struct {
 	connectErr []error // returned by successive connects; then nil
 	sendErr    []error // returned by successive sends; then success
 	sent       []sentMessage
+	attempts   []sentMessage // every SendMessage call, failed or not
 	reads      []readReceipt
 	presences  []types.ChatPresence
 	online     []types.Presence // SendPresence calls WhatsApp accepted
 	presErr    []error          // returned by successive SendPresence calls; then success
 	connects   int
 	pn, lid    types.JID
-	lidToPN    map[types.JID]types.JID
-	calls      chan string // "connect", "disconnect", "send", "read", "composing", "paused", "presence available"
+	lidToPN    map[types.JID]types.JID // the device store's LID map
+	pnToLID    map[types.JID]types.JID // likewise, the other way
+	directory  map[types.JID]types.JID // what GetUserInfo answers: phone JID → LID
+	lookups    [][]types.JID           // GetUserInfo calls
+	calls      chan string             // "connect", "disconnect", "send", "read", "composing", "paused", "presence available"
 }
 
 type sentMessage struct {
 	to   types.JID
 	text string
+	id   types.MessageID // SendRequestExtra.ID ("" when none was given)
 }
 
 type readReceipt struct {
@@ -52,7 +57,8 @@ var (
 )
 
 func newFakeClient() *fakeClient {
-	return &fakeClient{pn: botPN, lid: botLID, lidToPN: map[types.JID]types.JID{}, calls: make(chan string, 1000)}
+	return &fakeClient{pn: botPN, lid: botLID, lidToPN: map[types.JID]types.JID{},
+		pnToLID: map[types.JID]types.JID{}, directory: map[types.JID]types.JID{}, calls: make(chan string, 1000)}
 }
 
 func (f *fakeClient) record(call string) { f.calls <- call }
@@ -90,14 +96,19 @@ func (f *fakeClient) AddEventHandlerWithSuccessStatus(h whatsmeow.EventHandlerWi
 	return 1
 }
 
-func (f *fakeClient) SendMessage(_ context.Context, to types.JID, m *waE2E.Message, _ ...whatsmeow.SendRequestExtra) (whatsmeow.SendResponse, error) {
+func (f *fakeClient) SendMessage(_ context.Context, to types.JID, m *waE2E.Message, extra ...whatsmeow.SendRequestExtra) (whatsmeow.SendResponse, error) {
 	f.mu.Lock()
 	var err error
 	if len(f.sendErr) > 0 {
 		err, f.sendErr = f.sendErr[0], f.sendErr[1:]
 	}
+	sm := sentMessage{to: to, text: m.GetConversation()}
+	if len(extra) == 1 {
+		sm.id = extra[0].ID
+	}
+	f.attempts = append(f.attempts, sm)
 	if err == nil {
-		f.sent = append(f.sent, sentMessage{to: to, text: m.GetConversation()})
+		f.sent = append(f.sent, sm)
 	}
 	f.mu.Unlock()
 	f.record("send")
@@ -144,6 +155,27 @@ func (f *fakeClient) PNForLID(_ context.Context, lid types.JID) (types.JID, bool
 	defer f.mu.Unlock()
 	pn, ok := f.lidToPN[lid]
 	return pn, ok
+}
+
+func (f *fakeClient) LIDForPN(_ context.Context, pn types.JID) (types.JID, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	lid, ok := f.pnToLID[pn]
+	return lid, ok
+}
+
+func (f *fakeClient) UserLIDs(_ context.Context, pns []types.JID) (map[types.JID]types.JID, error) {
+	f.mu.Lock()
+	f.lookups = append(f.lookups, pns)
+	out := map[types.JID]types.JID{}
+	for _, pn := range pns {
+		if lid, ok := f.directory[pn]; ok {
+			out[pn] = lid
+		}
+	}
+	f.mu.Unlock()
+	f.record("userinfo")
+	return out, nil
 }
 
 // emit hands evt to the adapter's handler, as whatsmeow's event loop does,
@@ -231,9 +263,16 @@ var testTiming = timing{
 	relinkPoll:     5 * time.Millisecond,
 	keepAliveMax:   time.Minute,
 	banRetry:       time.Hour,
+	replacedMin:    time.Hour,
+	replacedMax:    time.Hour,
 	sendAttempts:   3,
 	sendBackoff:    time.Millisecond,
+	rateLimitPause: time.Hour,
 	typingEvery:    5 * time.Millisecond,
+	storeAttempts:  3,
+	storeTimeout:   5 * time.Second,
+	storeBackoff:   time.Millisecond,
+	slowStore:      time.Second,
 }
 
 // testAdapter builds an adapter whose linked device is f (or whatever open

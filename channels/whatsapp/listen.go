@@ -31,6 +31,7 @@ func (a *Adapter) Listen(ctx context.Context, deliver botgw.Deliver) error {
 	a.deliver = deliver
 	a.mu.Unlock()
 	defer a.setState(StateStopped, "")
+	loggedOuts := 0
 	for a.acquire(ctx) {
 		cli, err := a.open(ctx) // after acquiring: the holder's view of the store is fresh
 		if err != nil {
@@ -38,8 +39,12 @@ func (a *Adapter) Listen(ctx context.Context, deliver botgw.Deliver) error {
 			a.waitForLink(ctx, err)
 			continue
 		}
-		if a.hold(ctx, cli) == parked {
+		switch a.hold(ctx, cli) {
+		case parked:
 			<-ctx.Done()
+		case loggedOut: // back off: a store whose device could not be deleted logs out again at once
+			loggedOuts++
+			a.wait(ctx, backoff(a.tm.relinkPoll, a.tm.backoffMax, loggedOuts))
 		}
 	}
 	return nil
@@ -88,11 +93,12 @@ func (a *Adapter) hold(ctx context.Context, cli client) outcome {
 // session is one connection of a linked device while this replica holds
 // the lease. Only its run goroutine touches it.
 type session struct {
-	a        *Adapter
-	cli      client
-	evs      chan any // connection events from the whatsmeow handler
-	attempts int      // failed connects since the last login
-	stop     context.CancelFunc
+	a         *Adapter
+	cli       client
+	evs       chan any // connection events from the whatsmeow handler
+	attempts  int      // failed connects since the last login
+	takeovers int      // times another client took this session over
+	stop      context.CancelFunc
 }
 
 func (s *session) run(ctx context.Context) outcome {
@@ -161,7 +167,7 @@ func (s *session) disconnect() {
 func (s *session) on(ctx context.Context, ev any) (out outcome, done bool) {
 	switch e := ev.(type) {
 	case *events.Connected:
-		s.connected()
+		s.connected(ctx)
 		s.available(ctx)
 	case *events.PushNameSetting: // the name arrived after connecting
 		s.available(ctx)
@@ -184,8 +190,9 @@ func (s *session) on(ctx context.Context, ev any) (out outcome, done bool) {
 		s.loggedOut(e)
 		return loggedOut, true
 	case *events.StreamReplaced:
-		s.park(StateReplaced, "another client connected with this WhatsApp session, so this gateway disconnected and will not reconnect until it is restarted; make sure only one botgw deployment uses this device store")
-		return parked, true
+		return retry, !s.replaced(ctx)
+	case redeliver:
+		return retry, !s.redeliver(ctx)
 	case *events.ClientOutdated:
 		s.park(StateOutdated, "WhatsApp rejected this client version (405 client outdated): update botgw to a release with a newer whatsmeow")
 		return parked, true
@@ -193,9 +200,12 @@ func (s *session) on(ctx context.Context, ev any) (out outcome, done bool) {
 	return retry, false
 }
 
-func (s *session) connected() {
+func (s *session) connected(ctx context.Context) {
 	s.attempts = 0
 	s.a.setCurrent(s.cli)
+	if len(s.a.operators) > 0 {
+		go s.a.resolveOperators(ctx, s.cli)
+	}
 	pn, _ := s.cli.OwnIDs()
 	s.a.state.update(func(st *State) {
 		st.Linked, st.JID, st.Reconnects, st.BanExpires = true, pn.String(), 0, time.Time{}
@@ -216,6 +226,57 @@ func (s *session) available(ctx context.Context) {
 	case err != nil:
 		s.a.log.Warn("whatsapp presence not sent", "err", err)
 	}
+}
+
+// redeliver waits until Redis answers again (a lease renewal goes
+// through), then reconnects: WhatsApp redelivers unacknowledged messages
+// only on a new connection. False means the session ended meanwhile.
+func (s *session) redeliver(ctx context.Context) bool {
+	for attempt := 1; ; attempt++ {
+		ok, err := s.a.renewOnce(ctx, s.a.ttl/3)
+		if err == nil && !ok {
+			return false // the lease is gone: the renew loop ends the session
+		}
+		if err == nil {
+			break
+		}
+		if !sleep(ctx, backoff(s.a.tm.backoffMin, s.a.tm.backoffMax, attempt)) {
+			return false
+		}
+	}
+	s.a.redeliverWanted.Store(false)
+	s.a.counts.forcedReconnect.Add(1)
+	s.a.log.Warn("whatsapp reconnecting so WhatsApp redelivers the messages that could not be stored")
+	s.attempts = 0
+	return s.reconnect(ctx, "reconnecting so WhatsApp redelivers messages that could not be stored")
+}
+
+// replaced handles another client taking the session (StreamReplaced).
+// When this replica lost the lease, another replica connected: the session
+// ends and the replica goes back to standby (false). When it still holds
+// the lease, a foreign client (WhatsApp Web on a laptop, another botgw
+// deployment on the same store) took it: park, holding the lease so other
+// replicas do not fight for it, alert, and connect again after a back-off
+// that grows with each replacement.
+func (s *session) replaced(ctx context.Context) bool {
+	s.a.setCurrent(nil)
+	s.disconnect()
+	if ok, err := s.a.renewOnce(ctx, s.a.ttl/3); err == nil && !ok {
+		s.a.log.Warn("whatsapp session taken over by the replica that now holds the lease; standing by")
+		return false
+	}
+	s.takeovers++
+	s.a.counts.parked.Add(1)
+	wait := backoff(s.a.tm.replacedMin, s.a.tm.replacedMax, s.takeovers)
+	at := s.a.clock().Add(wait)
+	s.a.state.update(func(st *State) { st.RetryAt = at })
+	s.a.setState(StateReplaced, fmt.Sprintf("another client connected with this WhatsApp session (%d times so far), so this gateway disconnected; it connects again at %s. If WhatsApp Web or another botgw deployment uses this number, log it out (Settings → Linked devices)", s.takeovers, at.UTC().Format(time.RFC3339)))
+	if !sleep(ctx, wait) {
+		return false
+	}
+	s.a.state.update(func(st *State) { st.RetryAt = time.Time{} })
+	s.attempts = 0
+	return s.connect(ctx)
 }
 
 // keepAliveFailed reports failing pings, and reconnects once they have

@@ -1,7 +1,6 @@
 package whatsapp
 
 import (
-	"context"
 	"strings"
 	"unicode"
 
@@ -113,31 +112,4 @@ func stripMention(text string, cli client) string {
 		}
 	}
 	return text
-}
-
-// phoneJID is the phone-number JID of a user JID, so one person is one
-// chat whether WhatsApp addressed them by phone number or by LID. alt is
-// the alternative address WhatsApp sent along; otherwise the store's
-// LID→phone mapping is asked. When neither knows, the LID is kept.
-func phoneJID(ctx context.Context, cli client, j, alt types.JID) types.JID {
-	if j.Server != types.HiddenUserServer {
-		return j
-	}
-	if alt.Server == types.DefaultUserServer {
-		return alt.ToNonAD()
-	}
-	if pn, ok := cli.PNForLID(ctx, j); ok {
-		return pn
-	}
-	return j
-}
-
-// userID is the sender's phone digits (what operators are matched
-// against), or the full LID JID when the number is unknown, which can never
-// match an operator's phone number by accident.
-func userID(j types.JID) string {
-	if j.Server == types.DefaultUserServer {
-		return j.User
-	}
-	return j.String()
 }

@@ -108,7 +108,10 @@ func TestNormalize(t *testing.T) {
 			f := newFakeClient()
 			f.lidToPN[aliceLID] = alicePN
 			a, _ := testAdapter(Config{GroupTrigger: tt.trigger}, nil, openFake(f))
-			got, ok := a.normalize(context.Background(), f, tt.evt)
+			got, ok, err := a.normalize(context.Background(), f, tt.evt)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if tt.want == nil {
 				if ok {
 					t.Fatalf("delivered %+v, want it ignored", got)
@@ -161,7 +164,7 @@ func TestHandlerWithholdsAckWhenNotStored(t *testing.T) {
 	if f.emit(t, dm("M1", alicePN, text("hello"))) {
 		t.Error("handler acked a message that was not stored: WhatsApp would not redeliver it")
 	}
-	if !strings.Contains(logs.String(), "will redeliver") {
+	if !strings.Contains(logs.String(), "WhatsApp redelivers it") {
 		t.Errorf("failure not logged:\n%s", logs)
 	}
 	rec.mu.Lock()

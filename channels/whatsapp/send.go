@@ -2,8 +2,14 @@ package whatsapp
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
 	"unicode/utf8"
 
 	"go.mau.fi/whatsmeow"
@@ -34,6 +40,10 @@ func (a *Adapter) Send(ctx context.Context, m botgw.Outbound) error {
 	if cli == nil {
 		return &botgw.PlatformError{Channel: Name, Err: fmt.Errorf("not connected to WhatsApp on this replica (%s)", a.state.get().State)}
 	}
+	if wait := a.limited.remaining(); wait > 0 {
+		err := fmt.Errorf("WhatsApp rate-limited this number; not sending for %v", wait.Round(time.Second))
+		return &botgw.PlatformError{Channel: Name, RetryAfter: wait, Err: err}
+	}
 	parts := parts(m.Text)
 	for i := a.progress.Sent(m.ID); i < len(parts); i++ {
 		if err := a.paceSend(ctx, cli, to, parts[i]); err != nil {
@@ -41,14 +51,36 @@ func (a *Adapter) Send(ctx context.Context, m botgw.Outbound) error {
 			return &botgw.PlatformError{Channel: Name, Err: fmt.Errorf("part %d of %d to %s: %w", i+1, len(parts), m.Chat, err)}
 		}
 		msg := &waE2E.Message{Conversation: proto.String(parts[i])}
-		if perm, err := a.sendPart(ctx, cli, to, msg); err != nil {
+		if err := a.sendPart(ctx, cli, to, msg, messageID(m, i)); err != nil {
 			a.progress.Record(m.ID, i)
-			err = fmt.Errorf("part %d of %d to %s: %w", i+1, len(parts), m.Chat, err)
-			return &botgw.PlatformError{Channel: Name, Permanent: perm, Err: err}
+			return a.sendError(m.Chat, i, len(parts), err)
 		}
 	}
 	a.progress.Record(m.ID, 0)
 	return nil
+}
+
+// sendError turns a failed part into a *botgw.PlatformError: Permanent for
+// what WhatsApp refused, RetryAfter (and a pause of every send from this
+// number) for a rate-over-limit.
+func (a *Adapter) sendError(chat botgw.ChatKey, i, n int, err error) error {
+	pe := &botgw.PlatformError{Channel: Name, Permanent: permanent(err),
+		Err: fmt.Errorf("part %d of %d to %s: %w", i+1, n, chat, err)}
+	if errors.Is(err, whatsmeow.ErrIQRateOverLimit) {
+		pe.RetryAfter = a.limited.pause(a.tm.rateLimitPause)
+		a.log.Error("WhatsApp rate-limited this number: pausing every send", "for", pe.RetryAfter)
+	}
+	return pe
+}
+
+// messageID is the WhatsApp message id of part i of reply m: the same on
+// every attempt, on every replica, so WhatsApp drops a resend of a part
+// it already took. It has the form of whatsmeow's own ids ("3EB0" and 18
+// upper-case hex digits), derived from the chat, the outbox entry's id and
+// the part index.
+func messageID(m botgw.Outbound, i int) types.MessageID {
+	h := sha256.Sum256([]byte(m.Chat.String() + "\x00" + m.ID + "\x00" + strconv.Itoa(i)))
+	return types.MessageID(whatsmeow.WebMessageIDPrefix + strings.ToUpper(hex.EncodeToString(h[:9])))
 }
 
 // parts splits text at partLimit and converts each part; a part that grew
@@ -66,36 +98,64 @@ func parts(text string) []string {
 	return out
 }
 
-// sendPart sends one message, retrying transient failures with backoff;
-// perm reports a failure that retrying cannot fix.
-func (a *Adapter) sendPart(ctx context.Context, cli client, to types.JID, msg *waE2E.Message) (perm bool, err error) {
+// sendPart sends one message under id, retrying transient failures with
+// backoff (never a refusal or a rate limit).
+func (a *Adapter) sendPart(ctx context.Context, cli client, to types.JID, msg *waE2E.Message, id types.MessageID) error {
 	for attempt := 1; ; attempt++ {
-		if _, err = cli.SendMessage(ctx, to, msg); err == nil || permanent(err) {
-			return err != nil, err
+		_, err := cli.SendMessage(ctx, to, msg, whatsmeow.SendRequestExtra{ID: id})
+		if err == nil || permanent(err) || errors.Is(err, whatsmeow.ErrIQRateOverLimit) {
+			return err
 		}
 		if attempt >= a.tm.sendAttempts {
-			return false, err
+			return err
 		}
 		wait := backoff(a.tm.sendBackoff, 16*a.tm.sendBackoff, attempt)
 		a.log.Warn("whatsapp send failed; retrying", "chat", to.String(), "err", err, "attempt", attempt, "retry_in", wait)
 		if !sleep(ctx, wait) {
-			return false, errors.Join(err, ctx.Err())
+			return errors.Join(err, ctx.Err())
 		}
 	}
 }
 
 // permanent reports send errors that retrying cannot fix: a recipient
-// WhatsApp does not accept, or a group the bot is not in.
+// WhatsApp does not accept or does not know (a number not on WhatsApp has
+// no LID: whatsmeow says "no LID found for … from server", unwrapped), a
+// message the server refused (an error code in its ack), or a group the
+// bot is not in.
 func permanent(err error) bool {
 	for _, p := range []error{
 		whatsmeow.ErrRecipientADJID, whatsmeow.ErrUnknownServer, whatsmeow.ErrBroadcastListUnsupported,
+		whatsmeow.ErrServerReturnedError,
 		whatsmeow.ErrIQForbidden, whatsmeow.ErrIQNotFound, whatsmeow.ErrIQGone, whatsmeow.ErrIQBadRequest,
 	} {
 		if errors.Is(err, p) {
 			return true
 		}
 	}
-	return false
+	return strings.Contains(err.Error(), "no LID found for")
+}
+
+// rateLimit is a pause of every send from the linked number after WhatsApp
+// answered rate-over-limit (429): sending on would deepen the limit.
+type rateLimit struct {
+	mu    sync.Mutex
+	until time.Time
+	now   func() time.Time
+}
+
+// pause stops sends for d from now and returns d.
+func (r *rateLimit) pause(d time.Duration) time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.until = r.now().Add(d)
+	return d
+}
+
+// remaining is how long sends stay paused (0: not paused).
+func (r *rateLimit) remaining() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return max(r.until.Sub(r.now()), 0)
 }
 
 // recipient is the JID of a whatsapp chat key: a user (phone number or LID)

@@ -135,7 +135,7 @@ func TestSendWithoutSession(t *testing.T) {
 
 func TestTypingMarksReadAndComposesUntilStopped(t *testing.T) {
 	a, f, _, _ := connected(t, Config{})
-	in, ok := a.normalize(context.Background(), f, inGroup("G2", alicePN, mentioning("@447700900999 hi", botPN.String())))
+	in, ok, _ := a.normalize(context.Background(), f, inGroup("G2", alicePN, mentioning("@447700900999 hi", botPN.String())))
 	if !ok {
 		t.Fatal("test message ignored")
 	}

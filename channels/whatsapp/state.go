@@ -20,7 +20,7 @@ const (
 	StateKeepAlive    ConnState = "keepalive_timeout" // keep-alive pings failing
 	StateLoggedOut    ConnState = "logged_out"        // the device was unlinked: re-link
 	StateBanned       ConnState = "temporarily_banned"
-	StateReplaced     ConnState = "stream_replaced" // another client took the session
+	StateReplaced     ConnState = "stream_replaced" // another client took the session; retried after a back-off
 	StateOutdated     ConnState = "client_outdated" // WhatsApp rejects this whatsmeow version
 )
 
@@ -37,6 +37,9 @@ type State struct {
 	LeaseHeld bool `json:"lease_held"`
 	// BanExpires is when a temporary ban ends (zero if unknown or none).
 	BanExpires time.Time `json:"ban_expires,omitzero"`
+	// RetryAt is when a session another client took over is tried again
+	// (state stream_replaced).
+	RetryAt time.Time `json:"retry_at,omitzero"`
 	// Reconnects counts connection attempts since the last successful login.
 	Reconnects int `json:"reconnects,omitempty"`
 }

@@ -63,7 +63,7 @@ func createReopenFind(t *testing.T, cfg Config) {
 	t.Helper()
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	ch, err := New(ctx, cfg, nil, testPacer(t), log)
+	ch, err := New(ctx, cfg, nil, log)
 	if err != nil {
 		t.Fatalf("New on an empty directory: %v", err)
 	}
@@ -83,7 +83,7 @@ func createReopenFind(t *testing.T, cfg Config) {
 		t.Fatalf("Close: %v", err)
 	}
 
-	ch, err = New(ctx, cfg, nil, testPacer(t), log)
+	ch, err = New(ctx, cfg, nil, log)
 	if err != nil {
 		t.Fatalf("reopen: %v", err)
 	}
@@ -126,7 +126,7 @@ func pairDevice(t *testing.T, c *sqlstore.Container) *store.Device {
 
 func TestNewRejectsBadConfig(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	_, err := New(context.Background(), Config{Store: "postgres:///botgw"}, nil, testPacer(t), log)
+	_, err := New(context.Background(), Config{Store: "postgres:///botgw"}, nil, log)
 	if err == nil || !strings.Contains(err.Error(), "needs a host") {
 		t.Errorf("New with a host-less PostgreSQL URL = %v, want the config error", err)
 	}

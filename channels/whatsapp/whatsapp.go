@@ -15,10 +15,10 @@ package whatsapp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.mau.fi/whatsmeow/store/sqlstore"
@@ -51,7 +51,18 @@ type Adapter struct {
 	cur     client // the logged-in client, nil when not connected here
 	deliver botgw.Deliver
 
-	progress channels.Progress // parts of split replies already sent
+	progress  channels.Progress                               // parts of split replies already sent
+	limited   rateLimit                                       // sends paused after a rate-over-limit
+	clock     func() time.Time                                // time.Now; tests set a fake clock
+	wait      func(ctx context.Context, d time.Duration) bool // sleep; tests watch it
+	counts    counts
+	aliases   Aliases   // pins each person's chat key
+	operators []string  // operators' numbers (digits)
+	ops       operators // operators' LIDs, resolved at login
+	looked    onceSet   // numbers whose LID was asked of WhatsApp
+	backlog   backlog   // old messages waiting for their chat's one reply
+	// redeliverWanted is set while a reconnect for redelivery is queued.
+	redeliverWanted atomic.Bool
 
 	pacer       *pace.Pacer // the number's send rate and typing pauses; nil: unpaced
 	typingDelay pace.Range  // the typing pause's bounds
@@ -71,9 +82,16 @@ type timing struct {
 	relinkPoll             time.Duration // how often to look for a (re-)linked device
 	keepAliveMax           time.Duration // failing keep-alives this long force a reconnect
 	banRetry               time.Duration // wait after a ban without a known expiry
+	replacedMin            time.Duration // back-off after another client took the session, doubled per time
+	replacedMax            time.Duration
 	sendAttempts           int           // tries per message part
 	sendBackoff            time.Duration // first wait between send tries
+	rateLimitPause         time.Duration // every send waits this long after a rate-over-limit
 	typingEvery            time.Duration // "composing" renewal
+	storeAttempts          int           // tries to store one message inside the event handler
+	storeTimeout           time.Duration // bound on one try
+	storeBackoff           time.Duration // first wait between tries
+	slowStore              time.Duration // a store slower than this is logged and counted
 }
 
 // linkConnectTimeout bounds connecting in `botgw whatsapp link`: without
@@ -87,31 +105,59 @@ var defaultTiming = timing{
 	relinkPoll:     30 * time.Second,
 	keepAliveMax:   3 * time.Minute,
 	banRetry:       time.Hour,
+	replacedMin:    time.Minute,
+	replacedMax:    30 * time.Minute,
 	sendAttempts:   4,
 	sendBackoff:    time.Second,
+	rateLimitPause: 10 * time.Minute,
 	typingEvery:    10 * time.Second,
+	storeAttempts:  3,
+	storeTimeout:   5 * time.Second,
+	storeBackoff:   500 * time.Millisecond,
+	slowStore:      time.Second,
+}
+
+// Option sets an optional dependency of New.
+type Option func(*Adapter)
+
+// WithAliases shares the pinned chat keys of WhatsApp users between
+// replicas (see Aliases); without it they live in this process only.
+func WithAliases(al Aliases) Option { return func(a *Adapter) { a.aliases = al } }
+
+// WithPacer paces sends by p: the linked number's rate_per_minute, shared by
+// every replica, and the typing pause before each message. Without it the
+// adapter sends unpaced (tests of other behaviour).
+func WithPacer(p *pace.Pacer) Option { return func(a *Adapter) { a.pacer = p } }
+
+// WithOperators names the operators (admin.operators.whatsapp: numbers in
+// digits). Their LIDs are resolved at each login, so an operator whom
+// WhatsApp shows by LID is still recognised.
+func WithOperators(numbers []string) Option {
+	return func(a *Adapter) { a.operators = numbers }
 }
 
 // New opens the device store (creating it if needed; no network) and
 // returns the channel, a botgw.Listener. Listen connects while this replica
-// holds lease; a nil lease means a single replica. p paces sends (the
-// number's rate, typing pauses). Close releases the store.
-func New(ctx context.Context, cfg Config, lease Lease, p *pace.Pacer, log *slog.Logger) (botgw.Channel, error) {
+// holds lease; a nil lease means a single replica. Close releases the store.
+func New(ctx context.Context, cfg Config, lease Lease, log *slog.Logger, opts ...Option) (botgw.Channel, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if p == nil {
-		return nil, errors.New("whatsapp: a pacer is required")
-	}
 	log = log.With("channel", Name)
-	c, err := openStore(ctx, cfg, log)
+	a := newAdapter(cfg, lease, log, nil)
+	var c *sqlstore.Container
+	err := withUpgradeLock(ctx, a.lease, a.owner, time.Second, func() (err error) {
+		c, err = openStore(ctx, cfg, log)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	a := newAdapter(cfg, lease, log, func(ctx context.Context) (client, error) {
-		return linkedClient(ctx, c, cfg, log)
-	})
-	a.store, a.pacer = c, p
+	a.open = func(ctx context.Context) (client, error) { return linkedClient(ctx, c, cfg, log) }
+	a.store = c
+	for _, o := range opts {
+		o(a)
+	}
 	a.initState(ctx)
 	return a, nil
 }
@@ -121,7 +167,9 @@ func newAdapter(cfg Config, lease Lease, log *slog.Logger, open func(context.Con
 		lease = soloLease{}
 	}
 	a := &Adapter{cfg: cfg, log: log, lease: lease, owner: leaseOwner(), ttl: cfg.leaseTTL(), tm: defaultTiming, open: open,
+		clock: time.Now, wait: sleep, aliases: &memAliases{},
 		typingDelay: cfg.typingRange()}
+	a.limited.now = func() time.Time { return a.clock() }
 	a.state.s = State{State: StateStopped, Since: time.Now()}
 	return a
 }
@@ -157,9 +205,9 @@ func (a *Adapter) setState(st ConnState, detail string) {
 	}
 	level := slog.LevelInfo
 	switch st {
-	case StateDisconnected, StateKeepAlive, StateNotLinked, StateReplaced:
+	case StateDisconnected, StateKeepAlive, StateNotLinked:
 		level = slog.LevelWarn
-	case StateLoggedOut, StateBanned, StateOutdated:
+	case StateLoggedOut, StateBanned, StateOutdated, StateReplaced:
 		level = slog.LevelError
 	}
 	a.log.Log(context.Background(), level, "whatsapp connection state", "state", st, "detail", detail)

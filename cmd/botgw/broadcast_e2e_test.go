@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // The broadcast suite runs two replicas of the built binary over one real
@@ -58,6 +60,12 @@ func newBCRig(t *testing.T) *bcRig {
 	t.Cleanup(apiSrv.Close)
 	llm := slowLLM(t, time.Second)
 	prefix := fmt.Sprintf("bc%d", time.Now().UnixNano())
+	o, err := redis.ParseURL(redisURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cleanRedis(t, redis.NewClient(o), prefix+":*")
+	cleanRedis(t, redis.NewClient(o), "rate:"+prefix+":*")
 	cfg := fmt.Sprintf(`
 redis: {url: %q, key_prefix: %s, lease_ttl: 2s, visibility: 1s}
 provider: {kind: openai, base_url: %q, api_key: k, model: gpt-4o-mini, timeout: 20s, max_retries: 0}

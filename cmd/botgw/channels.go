@@ -54,7 +54,7 @@ func buildChannels(ctx context.Context, cfg Config, st *state.Store, log *slog.L
 		b.all = append(b.all, ch)
 	}
 	if c.WhatsApp != nil {
-		ch, err := buildWhatsApp(ctx, c.WhatsApp, st, pacer, log.With("channel", "whatsapp"))
+		ch, err := buildWhatsApp(ctx, c.WhatsApp, cfg.Admin.Operators["whatsapp"], st, pacer, log.With("channel", "whatsapp"))
 		if err != nil {
 			return b, fmt.Errorf("channels.whatsapp: %w", err)
 		}

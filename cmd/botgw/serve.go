@@ -69,14 +69,14 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, onListen func(net.
 		return err
 	}
 	defer gw.store.Close()
+	ctx, fail := context.WithCancelCause(ctx)
+	defer fail(nil)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return gw.engine.Run(gctx) })
 	g.Go(func() error { return gw.bcast.Run(gctx) })
 	g.Go(func() error { return gw.server.Serve(gctx, cfg.Listen, 5*time.Second, onListen) })
+	ls := startListeners(ctx, gw.channels.all, gw.engine.Handle, fail, log)
 	for _, ch := range gw.channels.all {
-		if l, ok := ch.(botgw.Listener); ok {
-			g.Go(func() error { return listen(gctx, l, ch.Name(), gw.engine.Handle, log) })
-		}
 		if s, ok := ch.(botgw.Starter); ok {
 			go start(gctx, s, ch.Name(), log)
 		}
@@ -87,8 +87,45 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, onListen func(net.
 	if cerr := gw.engine.Close(closeCtx); cerr != nil {
 		log.Warn("shutdown", "err", cerr)
 	}
+	if lerr := ls.stop(); err == nil {
+		err = lerr
+	}
 	log.Info("botgw stopped")
 	return err
+}
+
+// listeners are the pulling channels (WhatsApp, Slack socket mode). They
+// run on a context of their own that outlives the gateway's: stop ends it
+// after the engine has drained, so the replies of turns in flight at
+// SIGTERM still go out (WhatsApp sends on its listener's connection).
+type listeners struct {
+	cancel context.CancelFunc
+	g      errgroup.Group
+}
+
+// startListeners runs every Listener in chans; one failing calls fail,
+// which stops the gateway.
+func startListeners(ctx context.Context, chans []botgw.Channel, deliver botgw.Deliver, fail context.CancelCauseFunc, log *slog.Logger) *listeners {
+	lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	ls := &listeners{cancel: cancel}
+	for _, ch := range chans {
+		if l, ok := ch.(botgw.Listener); ok {
+			ls.g.Go(func() error {
+				err := listen(lctx, l, ch.Name(), deliver, log)
+				if err != nil {
+					fail(err)
+				}
+				return err
+			})
+		}
+	}
+	return ls
+}
+
+// stop ends the listeners and waits for them.
+func (ls *listeners) stop() error {
+	ls.cancel()
+	return ls.g.Wait()
 }
 
 // listen runs a pulling channel; it ends only with ctx.
@@ -194,8 +231,15 @@ func (gw *gateway) watchChannels(m *metrics.Metrics) {
 		if c, ok := ch.(botgw.IgnoreCounter); ok {
 			c.CountIgnored(m.Ignored(ch.Name()))
 		}
+		if c, ok := ch.(eventCounter); ok {
+			m.WatchEvents(ch.Name(), c.EventCounts)
+		}
 	}
 }
+
+// eventCounter is a channel that counts events of its own (WhatsApp:
+// undecryptable messages, forced reconnects…), exported as metrics.
+type eventCounter interface{ EventCounts() map[string]uint64 }
 
 // checks are the readiness probes: Redis, and every channel that reports
 // its health.

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/botgw/botgw/convo"
 )
@@ -41,6 +42,8 @@ func (c Config) Validate() error {
 			bad("admin.operators.web", "the web chat has no verified users, so anyone could claim an operator id; operate from Telegram, Slack or WhatsApp, the admin API or the /admin page")
 		case !slices.Contains(c.Channels.names(), ch):
 			bad("admin.operators."+ch, "no such channel is configured")
+		case ch == "whatsapp":
+			errs = append(errs, validatePhoneOperators(c.Admin.Operators[ch]))
 		}
 	}
 	if !slices.Contains([]string{"", "debug", "info", "warn", "error"}, c.Log.Level) {
@@ -166,6 +169,18 @@ func (l LimitsConfig) validate() error {
 	}
 	if l.TurnsPerMinutePerChat < 0 || l.TurnsPerMinutePerChat > maxTurnsPerMinute {
 		errs = append(errs, fmt.Errorf("limits.turns_per_minute_per_chat: want 0 (off) to %d", maxTurnsPerMinute))
+	}
+	return errors.Join(errs...)
+}
+
+// validatePhoneOperators checks admin.operators.whatsapp: phone numbers in
+// international form, digits only, as WhatsApp user ids are.
+func validatePhoneOperators(numbers []string) error {
+	var errs []error
+	for i, n := range numbers {
+		if n == "" || strings.Trim(n, "0123456789") != "" {
+			errs = append(errs, fmt.Errorf("admin.operators.whatsapp[%d]: %q is not a phone number in digits: write it as 447700900123, no + or spaces", i, n))
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -23,6 +23,8 @@ type whatsappConfig struct {
 	GroupTrigger  string        `yaml:"group_trigger"`
 	LeaseTTL      time.Duration `yaml:"lease_ttl"`
 	Proxy         string        `yaml:"proxy"`
+	MaxBacklog    time.Duration `yaml:"max_backlog_age"`
+	Backlog       string        `yaml:"backlog"`
 	RatePerMinute float64       `yaml:"rate_per_minute"`
 	TypingDelay   string        `yaml:"typing_delay"`
 }
@@ -31,7 +33,7 @@ func validateWhatsApp(*whatsappConfig) error {
 	return errors.New("channels.whatsapp: " + errNoWhatsApp.Error())
 }
 
-func buildWhatsApp(context.Context, *whatsappConfig, *state.Store, *pace.Pacer, *slog.Logger) (botgw.Channel, error) {
+func buildWhatsApp(context.Context, *whatsappConfig, []string, *state.Store, *pace.Pacer, *slog.Logger) (botgw.Channel, error) {
 	return nil, errNoWhatsApp
 }
 

@@ -19,8 +19,10 @@ type whatsappConfig = whatsapp.Config
 
 func validateWhatsApp(c *whatsappConfig) error { return c.Validate() }
 
-func buildWhatsApp(ctx context.Context, c *whatsappConfig, st *state.Store, p *pace.Pacer, log *slog.Logger) (botgw.Channel, error) {
-	return whatsapp.New(ctx, *c, st.Leases(), p, log)
+// buildWhatsApp builds the channel on the shared store: the session lease,
+// the pinned chat keys of users, and the operators' numbers.
+func buildWhatsApp(ctx context.Context, c *whatsappConfig, operators []string, st *state.Store, p *pace.Pacer, log *slog.Logger) (botgw.Channel, error) {
+	return whatsapp.New(ctx, *c, st.Leases(), log, whatsapp.WithAliases(st.Aliases()), whatsapp.WithOperators(operators), whatsapp.WithPacer(p))
 }
 
 func cmdWhatsApp(ctx context.Context, args []string, stdout, stderr io.Writer) error {

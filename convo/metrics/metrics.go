@@ -181,3 +181,27 @@ func result(err error) string {
 	}
 	return "ok"
 }
+
+// WatchEvents exports a channel's own event counters, read at every
+// scrape, as botgw_channel_events_total{channel, event} (for WhatsApp:
+// undecryptable messages, store retries and failures, slow stores, forced
+// reconnects, backlog messages, stream replacements). read returns a fixed
+// set of event names.
+func (m *Metrics) WatchEvents(channel string, read func() map[string]uint64) {
+	m.reg.MustRegister(channelEvents{channel: channel, read: read,
+		desc: prometheus.NewDesc("botgw_channel_events_total", "Channel events by kind, as the adapter counts them.", []string{"channel", "event"}, nil)})
+}
+
+type channelEvents struct {
+	channel string
+	read    func() map[string]uint64
+	desc    *prometheus.Desc
+}
+
+func (c channelEvents) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c channelEvents) Collect(ch chan<- prometheus.Metric) {
+	for event, n := range c.read() {
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.CounterValue, float64(n), c.channel, event)
+	}
+}

@@ -129,3 +129,11 @@ func TestBacklogIsReadAtScrape(t *testing.T) {
 		t.Error("a failed read still exported a (stale) backlog")
 	}
 }
+
+func TestChannelEventsAreExported(t *testing.T) {
+	m := New()
+	n := uint64(0)
+	m.WatchEvents("whatsapp", func() map[string]uint64 { return map[string]uint64{"undecryptable": n} })
+	n = 3
+	wantLines(t, scrape(t, m), `botgw_channel_events_total{channel="whatsapp",event="undecryptable"} 3`)
+}

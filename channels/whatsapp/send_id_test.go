@@ -1,0 +1,119 @@
+package whatsapp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"go.mau.fi/whatsmeow"
+
+	"github.com/botgw/botgw"
+)
+
+// attemptsOf returns the SendMessage calls the fake saw, in order.
+func (f *fakeClient) attemptsOf() []sentMessage {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]sentMessage(nil), f.attempts...)
+}
+
+var waID = regexp.MustCompile(`^3EB0[0-9A-F]{18}$`)
+
+// A part whose ack was lost is retried, by the adapter and then by the
+// engine, under the id of its first attempt, so WhatsApp drops the copy
+// it already has; each part has its own id; another replica derives the
+// same ids from the same outbox entry.
+func TestSendReusesOneMessageIDPerPart(t *testing.T) {
+	a, f, _, _ := connected(t, Config{})
+	long := strings.Repeat("word ", partLimit/5) + "\n\n" + "the second part"
+	m := botgw.Outbound{Chat: key(alicePN.String()), ID: "re-M1", Text: long}
+	timeout := whatsmeow.ErrMessageTimedOut
+	f.sendErr = []error{timeout, timeout, timeout} // every adapter attempt at part 1 times out
+	if err := a.Send(context.Background(), m); err == nil {
+		t.Fatal("Send succeeded with every attempt timing out")
+	}
+	f.sendErr = []error{nil, fmt.Errorf("websocket disconnected before info query returned response")}
+	if err := a.Send(context.Background(), m); err != nil { // the engine's retry
+		t.Fatalf("retried Send: %v", err)
+	}
+	at := f.attemptsOf()
+	if len(at) != 6 {
+		t.Fatalf("%d attempts, want 3 failed + 1 taken for part 1 and 2 for part 2", len(at))
+	}
+	first, second := at[0].id, at[4].id
+	if !waID.MatchString(string(first)) || !waID.MatchString(string(second)) {
+		t.Fatalf("ids %q, %q are not in WhatsApp's form 3EB0 + 18 hex digits", first, second)
+	}
+	for i, x := range at {
+		want := first
+		if i >= 4 {
+			want = second
+		}
+		if x.id != want {
+			t.Errorf("attempt %d used id %q, want %q", i+1, x.id, want)
+		}
+	}
+	if first == second {
+		t.Error("both parts used one id: WhatsApp would drop the second part")
+	}
+	if got := messageID(m, 0); got != first {
+		t.Errorf("another replica would send part 1 as %q, not %q", got, first)
+	}
+	other := m
+	other.Chat = key(group.String())
+	if messageID(other, 0) == first {
+		t.Error("the same outbox id in another chat got the same message id")
+	}
+}
+
+// What WhatsApp refused, or a number that is not on WhatsApp, is sent once
+// and reported as permanent (a dead letter), not retried.
+func TestSendRefusalIsPermanentAndNotResent(t *testing.T) {
+	for name, err := range map[string]error{
+		"server returned error": fmt.Errorf("%w %d", whatsmeow.ErrServerReturnedError, 463),
+		"no LID found":          errors.New("no LID found for 447700900000@s.whatsapp.net from server"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			a, f, _, _ := connected(t, Config{})
+			f.sendErr = []error{err}
+			got := a.Send(context.Background(), reply(alicePN.String(), "hello"))
+			var pe *botgw.PlatformError
+			if !errors.As(got, &pe) || !pe.Permanent {
+				t.Fatalf("Send = %v, want a permanent PlatformError", got)
+			}
+			if n := len(f.attemptsOf()); n != 1 {
+				t.Errorf("%d send attempts, want 1", n)
+			}
+		})
+	}
+}
+
+// A rate-over-limit is not retried within seconds: the reply gets a long
+// RetryAfter, and every send from the number waits it out.
+func TestSendRateOverLimitPausesTheNumber(t *testing.T) {
+	a, f, _, _ := connected(t, Config{})
+	now := time.Date(2026, 11, 20, 18, 0, 0, 0, time.UTC)
+	a.clock = func() time.Time { return now }
+	f.sendErr = []error{fmt.Errorf("failed to get user info for x to fill LID cache: %w", whatsmeow.ErrIQRateOverLimit)}
+	err := a.Send(context.Background(), reply(alicePN.String(), "hello"))
+	var pe *botgw.PlatformError
+	if !errors.As(err, &pe) || pe.Permanent || pe.RetryAfter != time.Hour {
+		t.Fatalf("Send = %#v, want a retryable PlatformError with RetryAfter 1h", err)
+	}
+	now = now.Add(20 * time.Minute)
+	err = a.Send(context.Background(), reply(group.String(), "hi all"))
+	if !errors.As(err, &pe) || pe.RetryAfter != 40*time.Minute {
+		t.Fatalf("Send to another chat during the pause = %v, want RetryAfter 40m", err)
+	}
+	if n := len(f.attemptsOf()); n != 1 {
+		t.Fatalf("%d send attempts, want 1: nothing sent during the pause", n)
+	}
+	now = now.Add(41 * time.Minute)
+	if err := a.Send(context.Background(), reply(group.String(), "hi all")); err != nil {
+		t.Fatalf("Send after the pause: %v", err)
+	}
+}

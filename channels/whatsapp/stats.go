@@ -1,0 +1,29 @@
+package whatsapp
+
+import "sync/atomic"
+
+// counts are the adapter's event counters, exported as
+// botgw_channel_events_total{channel="whatsapp",event=...}.
+type counts struct {
+	undecryptable   atomic.Uint64 // messages whatsmeow could not decrypt
+	storeRetries    atomic.Uint64 // store attempts repeated after a failure
+	storeFailed     atomic.Uint64 // messages left unacknowledged: not stored
+	storeSlow       atomic.Uint64 // stores that held whatsmeow's event loop past slowStore
+	forcedReconnect atomic.Uint64 // reconnects forced so WhatsApp redelivers
+	backlog         atomic.Uint64 // messages older than max_backlog_age when they arrived
+	parked          atomic.Uint64 // sessions parked after another client took them
+}
+
+// EventCounts returns the counters by event name, for the metrics.
+func (a *Adapter) EventCounts() map[string]uint64 {
+	c := &a.counts
+	return map[string]uint64{
+		"undecryptable":    c.undecryptable.Load(),
+		"store_retry":      c.storeRetries.Load(),
+		"store_failed":     c.storeFailed.Load(),
+		"store_slow":       c.storeSlow.Load(),
+		"forced_reconnect": c.forcedReconnect.Load(),
+		"backlog":          c.backlog.Load(),
+		"stream_replaced":  c.parked.Load(),
+	}
+}
