@@ -2,7 +2,6 @@ package state
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -66,14 +65,16 @@ var outcomes = []string{"done", "failed", "cancelled"}
 // stored total (idempotent).
 func (b Broadcasts) Create(ctx context.Context, bc Broadcast) (created bool, total int, err error) {
 	meta := b.key(bc.ID, "meta")
+	running := true
 	err = b.s.c.Watch(ctx, func(tx *redis.Tx) error {
-		n, err := tx.HGet(ctx, meta, "total").Int()
-		if err == nil {
-			total = n
-			return nil
-		}
-		if !errors.Is(err, redis.Nil) {
+		old, err := tx.HMGet(ctx, meta, "total", "state").Result()
+		if err != nil {
 			return err
+		}
+		if n, ok := old[0].(string); ok {
+			total, _ = strconv.Atoi(n)
+			running = old[1] == BroadcastRunning
+			return nil
 		}
 		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
 			b.queueCreate(ctx, p, bc)
@@ -84,6 +85,9 @@ func (b Broadcasts) Create(ctx context.Context, bc Broadcast) (created bool, tot
 	}, meta)
 	if err != nil {
 		return false, 0, fmt.Errorf("create broadcast %s: %w", bc.ID, err)
+	}
+	if !running { // ended: answered, not started again
+		return false, total, nil
 	}
 	if err := b.s.c.ZAddNX(ctx, b.active(), redis.Z{Score: float64(b.s.nowMs()), Member: bc.ID}).Err(); err != nil {
 		return created, total, fmt.Errorf("list broadcast %s: %w", bc.ID, err)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -54,7 +55,7 @@ type bcRig struct {
 }
 
 func newBCRig(t *testing.T) *bcRig {
-	redisURL := realRedisURL(t)
+	redisURL := ownDB(t, realRedisURL(t))
 	api := &fakeBotAPI{limit: &botLimit{rate: 50, burst: 10}}
 	apiSrv := httptest.NewServer(api)
 	t.Cleanup(apiSrv.Close)
@@ -77,6 +78,18 @@ admin: {token: %s}
 log: {level: warn, format: text}
 `, redisURL, prefix, llm, e2eBotToken, faultSecret, apiSrv.URL, bcSecret, faultAdminToken)
 	return &bcRig{api: api, replicas: []*replica{startReplica(t, "a", cfg), startReplica(t, "b", cfg)}}
+}
+
+// ownDB moves the rig to database 11 of the test Redis: its thousands of
+// chat keys would otherwise slow the SCAN paging tests of other packages
+// that share database 0 while the suite runs in parallel.
+func ownDB(t *testing.T, redisURL string) string {
+	u, err := url.Parse(redisURL)
+	if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") {
+		t.Skipf("BOTGW_TEST_REDIS_URL %q: want a redis:// URL for the broadcast suite", redisURL)
+	}
+	u.Path = "/11"
+	return u.String()
 }
 
 // call sends an authenticated broadcast request and decodes the answer.

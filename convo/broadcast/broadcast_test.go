@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -102,6 +103,9 @@ func TestMessageIsSentVerbatimAndStoredAsTheAssistants(t *testing.T) {
 	}
 	if total, err := r.runner.Create(ctx, "b1", chats(5), "again", botgw.Event{}); err != nil || total != 5 {
 		t.Fatalf("re-POST: %d, %v", total, err)
+	}
+	if ids, err := r.st.Broadcasts().Running(ctx); err != nil || slices.Contains(ids, "b1") {
+		t.Errorf("running after a re-POST of a finished broadcast: %v (%v)", ids, err)
 	}
 	time.Sleep(200 * time.Millisecond) // the runner polls every 20 ms: ten rounds
 	if n := len(ch.Sent()); n != 5 {
