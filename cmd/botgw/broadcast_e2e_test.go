@@ -238,6 +238,29 @@ func TestBroadcastEventWithReplies(t *testing.T) {
 	if got := r.api.refused(); got != 0 {
 		t.Errorf("the Bot API answered 429 %d times, want none", got)
 	}
+	if q, d := r.metric(t, "queued"), r.metric(t, "done"); q != n || d != n {
+		t.Errorf("botgw_broadcast_items_total over both replicas: queued %v, done %v; want %d each", q, d, n)
+	}
+}
+
+// metric sums botgw_broadcast_items_total{outcome} over the replicas.
+func (r *bcRig) metric(t *testing.T, outcome string) float64 {
+	var sum float64
+	for _, rep := range r.replicas {
+		res, err := http.Get(rep.base + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		for line := range strings.SplitSeq(string(body), "\n") {
+			var v float64
+			if _, err := fmt.Sscanf(line, `botgw_broadcast_items_total{outcome="`+outcome+`"} %g`, &v); err == nil {
+				sum += v
+			}
+		}
+	}
+	return sum
 }
 
 // kill -9 of one replica mid-broadcast: the other delivers the rest; a chat
