@@ -19,6 +19,7 @@ import (
 const (
 	maxBroadcastBody  = 16 << 20
 	maxBroadcastChats = 100_000
+	maxBroadcastText  = 8000 // characters of a message or event text
 )
 
 var broadcastID = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,128}$`)
@@ -131,8 +132,8 @@ func (ev *Events) checkBroadcast(in broadcastIn) error {
 			return errors.New("event.key: longer than 64 characters")
 		}
 	}
-	if strings.TrimSpace(text) == "" || utf8.RuneCountInString(text) > maxEventText {
-		return fmt.Errorf("message: want 1 to %d characters", maxEventText)
+	if strings.TrimSpace(text) == "" || utf8.RuneCountInString(text) > maxBroadcastText {
+		return fmt.Errorf("message: want 1 to %d characters", maxBroadcastText)
 	}
 	return ev.checkChats(in.Chats)
 }
