@@ -23,9 +23,9 @@ type Outgoing interface {
 	Sent(ctx context.Context, m botgw.Outbound, err error)
 }
 
-// deliverOne sends m unless the Outgoing hook says it is no longer wanted;
+// sendWatched sends m unless the Outgoing hook says it is no longer wanted;
 // cancelled reports that it was dropped for that reason.
-func (e *Engine) deliverOne(ctx context.Context, ch botgw.Channel, m botgw.Outbound) (cancelled bool, err error) {
+func (e *Engine) sendWatched(ctx context.Context, ch botgw.Channel, m botgw.Outbound) (cancelled bool, err error) {
 	if e.deps.Outgoing == nil {
 		return false, e.send(ctx, ch, m)
 	}

@@ -19,7 +19,7 @@ type batch struct {
 	last    botgw.Inbound    // the input answered: its Meta goes with the reply
 	replies []string         // command answers and notices, in order
 	respond bool             // an event asked for a reply
-	says    []botgw.Outbound // texts sent verbatim (KindSay), in order
+	out     []botgw.Outbound // operator messages and redelivered replies, in order
 	tags    []string         // broadcast items the reply answers (events with respond)
 }
 
@@ -36,16 +36,8 @@ func (e *Engine) turn(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 	view := chatView{chat: k, env: env, size: len(snap.Blob), ttl: snap.TTL}
 	b := e.collect(ctx, &view, snap.Pending, log)
 	env = view.env
-	switch {
-	case b.asked || b.respond:
-		if reply := e.answer(ctx, k, env, b, &stats, log); reply != "" {
-			b.replies = append(b.replies, reply)
-		}
-	case len(b.replies) > 0:
-		stats.Outcome = "command"
-	default:
-		stats.Outcome = "event"
-	}
+	e.respond(ctx, k, env, &b, &stats, now, log)
+	env.endExpiredPause(now)
 	if !b.asked && !b.respond && b.user != nil { // backlog only: stored, not answered
 		env.History = append(env.History, *b.user)
 	}
@@ -57,8 +49,8 @@ func (e *Engine) turn(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 	}
 	stats.StateSize = len(blob)
 	c := botgw.Commit{Lease: snap.Lease, Version: snap.Version, Blob: blob,
-		TTL: e.cfg.StateTTL, Consumed: len(snap.Pending)}
-	c.Outbox = b.says
+		TTL: e.cfg.StateTTL, Consumed: len(snap.Pending), Activity: activity(env, now)}
+	c.Outbox = b.out
 	if len(b.replies) > 0 {
 		c.Outbox = append(c.Outbox, botgw.Outbound{Chat: k, ID: "re-" + replyTo(b, snap.Pending), Text: strings.Join(b.replies, "\n\n"), Meta: b.replyMeta()})
 	}
@@ -73,6 +65,23 @@ func replyTo(b batch, pending []botgw.Inbound) string {
 		return b.last.ID
 	}
 	return pending[len(pending)-1].ID
+}
+
+// respond settles the turn's answer: none while an operator holds the chat,
+// the model's when the input asks for one.
+func (e *Engine) respond(ctx context.Context, k botgw.ChatKey, env *envelope, b *batch, stats *TurnStats, now time.Time, log *slog.Logger) {
+	switch {
+	case env.paused(now):
+		e.holdForOperator(env, b, stats)
+	case b.asked || b.respond:
+		if reply := e.answer(ctx, k, env, *b, stats, log); reply != "" {
+			b.replies = append(b.replies, reply)
+		}
+	case len(b.replies) > 0:
+		stats.Outcome = "command"
+	default:
+		stats.Outcome = "event"
+	}
 }
 
 // load decodes the stored state, or starts a fresh one (logging why).
@@ -113,6 +122,8 @@ func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbou
 			}
 		case botgw.KindSay:
 			b.say(v.env, in)
+		case botgw.KindOperator:
+			e.applyOperator(v, &b, in)
 		case botgw.KindUnsupported:
 			if in.Backlog { // no notice for old media: the backlog's answer covers it
 				continue
@@ -161,7 +172,7 @@ func (b *batch) say(env *envelope, in botgw.Inbound) {
 		b.user = nil
 	}
 	env.History = append(env.History, botgw.Message{Role: botgw.RoleAssistant, Text: in.Text, At: in.At})
-	b.says = append(b.says, botgw.Outbound{Chat: in.Chat, ID: "say-" + in.ID, Text: in.Text, Meta: in.Meta})
+	b.out = append(b.out, botgw.Outbound{Chat: in.Chat, ID: "say-" + in.ID, Text: in.Text, Meta: in.Meta})
 }
 
 // replyMeta is the Meta of the input answered plus the broadcast items the
