@@ -160,6 +160,7 @@ func startReplica(t *testing.T, name, config string) *replica {
 	r.base = "http://" + r.addr
 	t.Cleanup(func() {
 		r.stop(t)
+		checkRaces(t, "replica "+r.name, r.logs.String())
 		if t.Failed() {
 			t.Logf("replica %s output:\n%s", r.name, r.logs.String())
 		}

@@ -83,7 +83,9 @@ channels:
 		t.Fatalf("retry: %d, want 200", code)
 	}
 	waitUntil(t, 10*time.Second, func() bool { return len(api.messages()) > 0 })
-	time.Sleep(300 * time.Millisecond)
+	// the retry was refused as a duplicate and no turn is left to run
+	quiesced(t, base, `botgw_inbound_total{channel="slack",outcome="duplicate"} 1`,
+		`botgw_deliveries_total{channel="slack",result="ok"} 1`)
 	posts := api.messages()
 	if len(posts) != 1 {
 		t.Fatalf("chat.postMessage called %d times, want 1 (the retry is a duplicate)", len(posts))

@@ -130,7 +130,9 @@ channels:
 		t.Fatalf("redelivered update: %d, want 200", code)
 	}
 	waitUntil(t, 10*time.Second, func() bool { return len(api.messages()) > 0 })
-	time.Sleep(300 * time.Millisecond)
+	// the redelivery was refused as a duplicate and no turn is left to run
+	quiesced(t, base, `botgw_inbound_total{channel="telegram",outcome="duplicate"} 1`,
+		`botgw_deliveries_total{channel="telegram",result="ok"} 1`)
 	msgs := api.messages()
 	if len(msgs) != 1 {
 		t.Fatalf("sendMessage called %d times, want 1 (the redelivery is a duplicate)", len(msgs))
