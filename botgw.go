@@ -154,12 +154,19 @@ const (
 	KindUnsupported InboundKind = "unsupported"
 	// KindEvent is an app event (Event is set).
 	KindEvent InboundKind = "event"
+	// KindSay is text the gateway sends to the chat verbatim, without the
+	// model, and stores as the assistant's message (a broadcast's message).
+	KindSay InboundKind = "say"
 	// KindOperator is an operator's action on the chat (Op is set): it
 	// goes through the pending list like any input, so it is applied in
 	// order and committed with the chat's state on whichever replica runs
 	// the chat.
 	KindOperator InboundKind = "operator"
 )
+
+// MetaBroadcast is the Meta key of the broadcast items ("<id>#<index>",
+// space-separated) a reply delivers, carried from Inbound to Outbound.
+const MetaBroadcast = "broadcast"
 
 // Operator actions carried by a KindOperator inbound.
 const (

@@ -25,13 +25,20 @@ func (e *Engine) deliverOne(ctx context.Context, k botgw.ChatKey, m botgw.Outbou
 		e.deadReply(ctx, k, m, "channel "+k.Channel+" is not configured", 0, log)
 		return nil
 	}
-	err := e.send(ctx, ch, m)
+	cancelled, err := e.sendWatched(ctx, ch, m)
+	if cancelled {
+		log.Info("reply of a cancelled broadcast; dropping it unsent")
+		e.sent(ctx, m, botgw.ErrCancelled)
+		return nil
+	}
 	if err == nil {
+		e.sent(ctx, m, nil)
 		return nil
 	}
 	var pe *botgw.PlatformError
 	if errors.As(err, &pe) && pe.Permanent {
 		e.deadReply(ctx, k, m, "refused by the platform: "+err.Error(), 1, log)
+		e.sent(ctx, m, err)
 		return nil
 	}
 	if ctx.Err() != nil { // shutting down: not the platform's fault
@@ -40,6 +47,7 @@ func (e *Engine) deliverOne(ctx context.Context, k botgw.ChatKey, m botgw.Outbou
 	n := e.countFailure(ctx, k, m.ID, log)
 	if n >= e.cfg.DeliveryAttempts {
 		e.deadReply(ctx, k, m, fmt.Sprintf("still failing after %d delivery rounds: %v", n, err), n, log)
+		e.sent(ctx, m, err)
 		return nil
 	}
 	log.Warn("deliver reply; kept in the outbox for a later attempt", "err", err, "round", n)

@@ -105,6 +105,8 @@ type Deps struct {
 	Hooks    Hooks    // optional observation points (metrics)
 	// Tracer starts the spans of each turn (tracing.go); nil: no tracing.
 	Tracer trace.Tracer
+	// Outgoing follows broadcast replies as they are delivered; nil: none.
+	Outgoing Outgoing
 	// DeadLetters keeps replies and input that could not be delivered or
 	// processed; nil: the Store, when it implements botgw.DeadLetters.
 	DeadLetters botgw.DeadLetters

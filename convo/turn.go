@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -19,6 +20,7 @@ type batch struct {
 	replies []string         // command answers and notices, in order
 	respond bool             // an event asked for a reply
 	out     []botgw.Outbound // operator messages and redelivered replies, in order
+	tags    []string         // broadcast items the reply answers (events with respond)
 }
 
 // turn runs one turn over snap's pending input and returns the commit.
@@ -50,7 +52,7 @@ func (e *Engine) turn(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 		TTL: e.cfg.StateTTL, Consumed: len(snap.Pending), Activity: activity(env, now)}
 	c.Outbox = b.out
 	if len(b.replies) > 0 {
-		c.Outbox = append(c.Outbox, botgw.Outbound{Chat: k, ID: "re-" + replyTo(b, snap.Pending), Text: strings.Join(b.replies, "\n\n"), Meta: b.last.Meta})
+		c.Outbox = append(c.Outbox, botgw.Outbound{Chat: k, ID: "re-" + replyTo(b, snap.Pending), Text: strings.Join(b.replies, "\n\n"), Meta: b.replyMeta()})
 	}
 	return c, stats
 }
@@ -116,7 +118,10 @@ func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbou
 				}
 				applyEvent(v.env, in)
 				b.respond = b.respond || in.Event.Respond
+				b.event(in)
 			}
+		case botgw.KindSay:
+			b.say(v.env, in)
 		case botgw.KindOperator:
 			e.applyOperator(v, &b, in)
 		case botgw.KindUnsupported:
@@ -143,6 +148,45 @@ func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbou
 		}
 	}
 	return b
+}
+
+// event notes an event that asks for a reply: the reply goes out under its
+// id when no user text is answered, and carries its broadcast item.
+func (b *batch) event(in botgw.Inbound) {
+	if !in.Event.Respond {
+		return
+	}
+	if b.last.ID == "" {
+		b.last = in
+	}
+	if tag := in.Meta[botgw.MetaBroadcast]; tag != "" {
+		b.tags = append(b.tags, tag)
+	}
+}
+
+// say stores a verbatim text as the assistant's message (after any user
+// text before it) and queues it for delivery as it is.
+func (b *batch) say(env *envelope, in botgw.Inbound) {
+	if b.user != nil {
+		env.History = append(env.History, *b.user)
+		b.user = nil
+	}
+	env.History = append(env.History, botgw.Message{Role: botgw.RoleAssistant, Text: in.Text, At: in.At})
+	b.out = append(b.out, botgw.Outbound{Chat: in.Chat, ID: "say-" + in.ID, Text: in.Text, Meta: in.Meta})
+}
+
+// replyMeta is the Meta of the input answered plus the broadcast items the
+// reply delivers.
+func (b *batch) replyMeta() map[string]string {
+	if len(b.tags) == 0 {
+		return b.last.Meta
+	}
+	m := maps.Clone(b.last.Meta)
+	if m == nil {
+		m = map[string]string{}
+	}
+	m[botgw.MetaBroadcast] = strings.Join(b.tags, " ")
+	return m
 }
 
 // addUser adds text to the user's message of this turn; backlog text is

@@ -101,6 +101,9 @@ func (s *Store) Close() error {
 // should renew well within it.
 func (s *Store) LeaseTTL() time.Duration { return s.opts.LeaseTTL }
 
+// KeyPrefix is the prefix of every key of the store (redis.key_prefix).
+func (s *Store) KeyPrefix() string { return s.prefix }
+
 // Client is the underlying client, for metrics and benchmarks.
 func (s *Store) Client() redis.UniversalClient { return s.c }
 

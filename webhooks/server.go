@@ -32,8 +32,10 @@ type Deps struct {
 	// pattern (never the raw path), the status and the time taken.
 	Observe func(route string, status int, d time.Duration)
 	Events  *Events // nil: /v1/events is 404
-	Admin   *Admin  // nil: /v1/admin is 404
-	Log     *slog.Logger
+	// Broadcasts serves /v1/broadcasts (with Events' auth); nil: 404.
+	Broadcasts Broadcasts
+	Admin      *Admin // nil: /v1/admin is 404
+	Log        *slog.Logger
 }
 
 // Server is the HTTP front of the gateway.
@@ -77,6 +79,9 @@ func (s *Server) routes() {
 	}
 	if s.deps.Events != nil {
 		s.deps.Events.mount(s.e)
+		if s.deps.Broadcasts != nil {
+			s.deps.Events.mountBroadcasts(s.e, s.deps.Broadcasts)
+		}
 	}
 	if s.deps.Admin != nil {
 		s.deps.Admin.mount(s.e)

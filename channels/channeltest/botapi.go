@@ -29,7 +29,8 @@ type Reply struct {
 // "description":...}. It answers getMe, setWebhook, deleteWebhook,
 // setMyCommands, sendChatAction, sendMessage (refusing a text longer than
 // 4096 UTF-16 units after entity parsing, as Telegram does) and long-polled
-// getUpdates. Like Telegram, it refuses HTML it cannot parse.
+// getUpdates. Like Telegram, it refuses HTML it cannot parse and, after
+// BotLimit, answers 429 past a bot-wide send rate.
 type BotAPI struct {
 	URL      string
 	Token    string
@@ -46,6 +47,7 @@ type BotAPI struct {
 	accepted []APICall // every sendMessage the fake took, in order
 	refusal  *Reply    // refuse sendMessage with this after refuseIn more
 	refuseIn int
+	limit    *botLimit // the bot-wide send limit, if BotLimit set one
 }
 
 // NewBotAPI starts a fake Bot API for the bot with token, closed when the
@@ -68,6 +70,10 @@ func (f *BotAPI) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	params := f.parseParams(r)
 	f.record(APICall{Method: method, Params: params})
+	if rep, ok := f.overLimit(method); ok {
+		writeReply(w, rep)
+		return
+	}
 	if rep, ok := f.refused(method); ok {
 		writeReply(w, rep)
 		return

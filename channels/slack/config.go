@@ -33,6 +33,9 @@ type Config struct {
 	// message being answered while the reply is written and removed after;
 	// empty: hourglass_flowing_sand; "none" turns the signal off.
 	ThinkingReaction string `yaml:"thinking_reaction"`
+	// RatePerChannelPerSecond is the most messages a second to one channel,
+	// shared by every replica (default 1, Slack's limit; short bursts of 3).
+	RatePerChannelPerSecond float64 `yaml:"rate_per_channel_per_second"`
 }
 
 // Validate reports every problem of the section, each prefixed with its key
@@ -62,6 +65,9 @@ func (c Config) Validate() error {
 	}
 	if err := checkAPIURL(c.APIURL); err != nil {
 		add("api_url", "%v", err)
+	}
+	if c.RatePerChannelPerSecond < 0 {
+		add("rate_per_channel_per_second", "must not be negative")
 	}
 	if strings.ContainsAny(c.ThinkingReaction, " \t\n") {
 		add("thinking_reaction", "%q: want an emoji name such as hourglass_flowing_sand", c.ThinkingReaction)

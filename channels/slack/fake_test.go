@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/botgw/botgw/channels/channeltest"
+	"github.com/botgw/botgw/channels/pace"
+	"github.com/botgw/botgw/channels/pace/pacetest"
 )
 
 const (
@@ -23,7 +25,7 @@ func newFakeSlack(t testing.TB) *channeltest.SlackAPI {
 // newTestAdapter builds an events-mode channel against f and runs Start.
 func newTestAdapter(t testing.TB, f *channeltest.SlackAPI) *eventsChannel {
 	t.Helper()
-	ch, err := New(Config{BotToken: testBotToken, SigningSecret: testSecret, APIURL: f.URL}, discard())
+	ch, err := New(Config{BotToken: testBotToken, SigningSecret: testSecret, APIURL: f.URL}, testPacer(t), discard())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,3 +37,9 @@ func newTestAdapter(t testing.TB, f *channeltest.SlackAPI) *eventsChannel {
 }
 
 func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// testPacer paces sends on an embedded Redis with a fake clock.
+func testPacer(t testing.TB) *pace.Pacer {
+	p, _ := pacetest.New(t)
+	return p
+}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
-	"github.com/botgw/botgw/channels"
 	"github.com/botgw/botgw/channels/markup"
 	"github.com/slack-go/slack"
 )
@@ -44,20 +43,26 @@ func (a *adapter) Send(ctx context.Context, m botgw.Outbound) error {
 	return nil
 }
 
-// post sends one part with chat.postMessage, waiting out rate limits.
+// post sends one part with chat.postMessage once the channel's send limit
+// allows it. A 429 holds the channel back for its Retry-After on every
+// replica; the part is then tried again a few times.
 func (a *adapter) post(ctx context.Context, to dest, text string) error {
 	opts := []slack.MsgOption{slack.MsgOptionText(text, false)}
 	if to.thread != "" {
 		opts = append(opts, slack.MsgOptionTS(to.thread))
 	}
 	for attempt := 0; ; attempt++ {
-		_, _, err := a.api.PostMessageContext(ctx, to.channel, opts...)
-		rl, limited := errors.AsType[*slack.RateLimitedError](err)
-		if !limited || attempt == rateRetries || rl.RetryAfter > maxRetryAfter {
+		if err := a.paced(ctx, to.channel); err != nil {
 			return err
 		}
-		a.log.Info("slack rate limit: waiting", "chat", to.chat, "retry_after", rl.RetryAfter)
-		if err := channels.Sleep(ctx, rl.RetryAfter); err != nil {
+		_, _, err := a.api.PostMessageContext(ctx, to.channel, opts...)
+		rl, limited := errors.AsType[*slack.RateLimitedError](err)
+		if !limited {
+			return err
+		}
+		a.log.Info("slack rate limit: holding the channel back", "chat", to.chat, "retry_after", rl.RetryAfter)
+		a.hold(ctx, to.channel, rl.RetryAfter)
+		if attempt == rateRetries || rl.RetryAfter > maxRetryAfter {
 			return err
 		}
 	}

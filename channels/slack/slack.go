@@ -21,6 +21,7 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels"
+	"github.com/botgw/botgw/channels/pace"
 	"github.com/slack-go/slack"
 )
 
@@ -42,10 +43,14 @@ var (
 
 // New builds the Slack channel for cfg. It does no network I/O; Start learns
 // the bot's own ids. The result is a botgw.WebhookReceiver in events mode and
-// a botgw.Listener in socket mode.
-func New(cfg Config, log *slog.Logger) (botgw.Channel, error) {
+// a botgw.Listener in socket mode. p paces its sends per channel, shared by
+// every replica.
+func New(cfg Config, p *pace.Pacer, log *slog.Logger) (botgw.Channel, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	if p == nil {
+		return nil, errors.New("slack: a pacer is required")
 	}
 	cfg = cfg.withDefaults()
 	opts := []slack.Option{slack.OptionHTTPClient(channels.HTTPClient(httpTimeout))}
@@ -56,9 +61,10 @@ func New(cfg Config, log *slog.Logger) (botgw.Channel, error) {
 		opts = append(opts, slack.OptionAppLevelToken(cfg.AppToken))
 	}
 	a := &adapter{
-		cfg: cfg,
-		api: slack.New(cfg.BotToken, opts...),
-		log: log.With("channel", name),
+		cfg:   cfg,
+		api:   slack.New(cfg.BotToken, opts...),
+		pacer: p,
+		log:   log.With("channel", name),
 	}
 	if cfg.Mode == ModeSocket {
 		a.setHealth(errors.New("slack: socket mode not connected yet"))
@@ -76,6 +82,8 @@ type adapter struct {
 	api  *slack.Client
 	log  *slog.Logger
 	sent channels.Progress
+	// pacer holds sends to the platform's limits, shared by every replica.
+	pacer *pace.Pacer
 
 	mu     sync.RWMutex
 	self   identity // the bot's own ids, from auth.test

@@ -38,11 +38,20 @@ type Config struct {
 	// Burst is how many messages may go to one chat at once before the rate
 	// applies (default 3).
 	Burst int `yaml:"burst"`
+	// BotRatePerSecond is the most messages a second the bot sends to all
+	// its chats together, shared by every replica (default 30, Telegram's
+	// broadcast limit); sends are spaced evenly.
+	BotRatePerSecond float64 `yaml:"bot_rate_per_second"`
+	// GroupRatePerMinute is the most messages a minute to one group
+	// (default 20, Telegram's limit), spaced evenly.
+	GroupRatePerMinute float64 `yaml:"group_rate_per_minute"`
 }
 
 const (
-	defaultRate  = 1.0
-	defaultBurst = 3
+	defaultRate      = 1.0
+	defaultBurst     = 3
+	defaultBotRate   = 30.0
+	defaultGroupRate = 20.0
 )
 
 var (
@@ -80,6 +89,12 @@ func (c Config) Validate() error {
 	if c.RatePerSecond < 0 {
 		errs = append(errs, errors.New(p+"rate_per_second: must not be negative"))
 	}
+	if c.BotRatePerSecond < 0 {
+		errs = append(errs, errors.New(p+"bot_rate_per_second: must not be negative"))
+	}
+	if c.GroupRatePerMinute < 0 {
+		errs = append(errs, errors.New(p+"group_rate_per_minute: must not be negative"))
+	}
 	if c.Burst < 0 {
 		errs = append(errs, errors.New(p+"burst: must not be negative"))
 	}
@@ -105,4 +120,11 @@ func (c Config) burst() int {
 		return defaultBurst
 	}
 	return c.Burst
+}
+
+func orDefault(v, def float64) float64 {
+	if v == 0 {
+		return def
+	}
+	return v
 }

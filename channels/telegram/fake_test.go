@@ -15,6 +15,7 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels/channeltest"
+	"github.com/botgw/botgw/channels/pace/pacetest"
 )
 
 const (
@@ -31,6 +32,7 @@ type testAdapter struct {
 	api    *channeltest.BotAPI
 	slept  []time.Duration
 	sleepM sync.Mutex
+	clock  *pacetest.Clock // the send limits' fake clock
 }
 
 func newTestAdapter(t *testing.T, cfg Config, publicURL string) *testAdapter {
@@ -40,11 +42,12 @@ func newTestAdapter(t *testing.T, cfg Config, publicURL string) *testAdapter {
 	if cfg.Mode != ModePolling {
 		cfg.WebhookSecret = testSecret
 	}
-	ch, err := New(cfg, publicURL, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	pacer, clock := pacetest.New(t)
+	ch, err := New(cfg, publicURL, pacer, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	ta := &testAdapter{ch: ch, api: api}
+	ta := &testAdapter{ch: ch, api: api, clock: clock}
 	switch c := ch.(type) {
 	case webhookChannel:
 		ta.adapter = c.adapter

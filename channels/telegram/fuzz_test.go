@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/channels/pace/pacetest"
 )
 
 // FuzzWebhookUpdate posts arbitrary bodies, seeded with real updates, to
@@ -26,7 +27,8 @@ func FuzzWebhookUpdate(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte(`{"update_id":1,"message":{"message_id":1,"date":-99999999999,"chat":{"id":1,"type":"private"},"text":"x"}}`))
-	ch, err := New(Config{Token: testToken, WebhookSecret: testSecret, APIURL: "http://127.0.0.1:1"}, "", slog.New(slog.DiscardHandler))
+	pacer, _ := pacetest.New(f)
+	ch, err := New(Config{Token: testToken, WebhookSecret: testSecret, APIURL: "http://127.0.0.1:1"}, "", pacer, slog.New(slog.DiscardHandler))
 	if err != nil {
 		f.Fatal(err)
 	}

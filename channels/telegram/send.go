@@ -97,24 +97,23 @@ func (t target) params(text string, mode models.ParseMode) *bot.SendMessageParam
 	return p
 }
 
-// sendMessage sends one message once the chat's token bucket allows it,
-// waiting out 429 answers a few times.
+// sendMessage sends one message once the send limits allow it. A 429
+// holds the whole bot back for its retry_after on every replica; the
+// message is then tried again a few times.
 func (a *adapter) sendMessage(ctx context.Context, t target, p *bot.SendMessageParams) error {
 	for attempt := 1; ; attempt++ {
-		if err := a.sleep(ctx, a.limiter.reserve(t.chat, time.Now())); err != nil {
+		if err := a.paced(ctx, t); err != nil {
 			return err
 		}
 		_, err := a.bot.SendMessage(ctx, p)
 		var tmr *bot.TooManyRequestsError
-		if !errors.As(err, &tmr) || attempt == maxAttempts {
+		if !errors.As(err, &tmr) {
 			return err
 		}
 		wait := time.Duration(tmr.RetryAfter) * time.Second
-		if wait > maxRetryWait {
-			return err
-		}
-		a.log.Warn("telegram rate limit: waiting", "chat", t.key, "retry_after", wait)
-		if err := a.sleep(ctx, wait); err != nil {
+		a.log.Warn("telegram rate limit: holding the bot back", "chat", t.key, "retry_after", wait)
+		a.hold(ctx, wait)
+		if attempt == maxAttempts || wait > maxRetryWait {
 			return err
 		}
 	}

@@ -36,8 +36,25 @@ func TestSendWaitsOutRateLimit(t *testing.T) {
 	if n := len(ta.api.CallsTo("sendMessage")); n != 2 {
 		t.Errorf("%d sendMessage calls, want 2 (429, then success)", n)
 	}
-	if len(ta.slept) != 1 || ta.slept[0] != 7*time.Second {
-		t.Errorf("waited %v, want retry_after 7s", ta.slept)
+	if slept := ta.clock.Slept(); len(slept) != 1 || slept[0] != 7*time.Second {
+		t.Errorf("waited %v, want retry_after 7s", slept)
+	}
+}
+
+// A 429 holds the whole bot back, not only the chat that got it: the next
+// reply to another chat waits out the retry_after before it is sent.
+func TestRateLimitHoldsTheWholeBot(t *testing.T) {
+	ta := newTestAdapter(t, Config{}, "")
+	ta.api.Script("sendMessage", channeltest.Reply{Status: 429, Body: `{"ok":false,"error_code":429,"description":"Too Many Requests: retry after 120","parameters":{"retry_after":120}}`})
+	if err := ta.ch.Send(t.Context(), botgw.Outbound{Chat: botgw.ChatKey{Channel: Name, ID: "1"}, ID: "r1", Text: "hello"}); err == nil {
+		t.Fatal("Send succeeded through a 2-minute rate limit")
+	}
+	start := ta.clock.Now()
+	if err := ta.ch.Send(t.Context(), botgw.Outbound{Chat: botgw.ChatKey{Channel: Name, ID: "2"}, ID: "r2", Text: "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	if waited := ta.clock.Now().Sub(start); waited < 119*time.Second {
+		t.Errorf("another chat's reply went %v after a 429 with retry_after 120", waited)
 	}
 }
 
@@ -107,27 +124,6 @@ func TestSendRepliesWithFirstPartOnly(t *testing.T) {
 	}
 }
 
-func TestLimiter(t *testing.T) {
-	l := newLimiter(1, 3)
-	now := time.Unix(1_700_000_000, 0)
-	var waits []time.Duration
-	for range 5 {
-		waits = append(waits, l.reserve(42, now))
-	}
-	want := []time.Duration{0, 0, 0, time.Second, 2 * time.Second}
-	for i := range want {
-		if waits[i] != want[i] {
-			t.Fatalf("waits %v, want %v", waits, want)
-		}
-	}
-	if d := l.reserve(7, now); d != 0 {
-		t.Errorf("another chat waits %v, want 0", d)
-	}
-	if d := l.reserve(42, now.Add(10*time.Second)); d != 0 {
-		t.Errorf("after a pause the chat waits %v, want 0", d)
-	}
-}
-
 func TestSendIsPacedPerChat(t *testing.T) {
 	ta := newTestAdapter(t, Config{RatePerSecond: 0.5, Burst: 1}, "")
 	chat := botgw.ChatKey{Channel: Name, ID: "123456789"}
@@ -136,7 +132,31 @@ func TestSendIsPacedPerChat(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if len(ta.slept) != 1 || ta.slept[0] < time.Second {
-		t.Errorf("waits %v, want one wait of about 2s before the second message", ta.slept)
+	if slept := ta.clock.Slept(); len(slept) != 1 || slept[0] < time.Second {
+		t.Errorf("waits %v, want one wait of about 2s before the second message", slept)
+	}
+}
+
+// The bot-wide limit spaces messages to different chats; a group also
+// gets at most group_rate_per_minute.
+func TestSendIsPacedPerBotAndGroup(t *testing.T) {
+	ta := newTestAdapter(t, Config{BotRatePerSecond: 2, GroupRatePerMinute: 6}, "")
+	start := ta.clock.Now()
+	for i := range 5 {
+		if err := ta.ch.Send(t.Context(), botgw.Outbound{Chat: botgw.ChatKey{Channel: Name, ID: fmt.Sprint(100 + i)}, ID: "r", Text: "hi"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := ta.clock.Now().Sub(start); got < 1500*time.Millisecond {
+		t.Errorf("5 messages to 5 chats at 2/s took %v, want ≥ 1.5s", got)
+	}
+	start = ta.clock.Now()
+	for i := range 3 {
+		if err := ta.ch.Send(t.Context(), botgw.Outbound{Chat: botgw.ChatKey{Channel: Name, ID: "-100200"}, ID: fmt.Sprint("g", i), Text: "hi"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := ta.clock.Now().Sub(start); got < 20*time.Second {
+		t.Errorf("3 messages to one group at 6/min took %v, want ≥ 20s", got)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels/channeltest"
+	"github.com/botgw/botgw/channels/pace/pacetest"
 )
 
 func TestStartRegistersWebhookAndCommands(t *testing.T) {
@@ -56,7 +57,8 @@ func TestNewMakesNoNetworkCall(t *testing.T) {
 	for mode, want := range map[string]string{ModeWebhook: "webhook", ModePolling: "listener"} {
 		// An address nobody listens on: New must not try it.
 		cfg := Config{Token: testToken, Mode: mode, WebhookSecret: testSecret, APIURL: "http://127.0.0.1:1"}
-		ch, err := New(cfg, "", log)
+		pacer, _ := pacetest.New(t)
+		ch, err := New(cfg, "", pacer, log)
 		if err != nil {
 			t.Fatalf("New(%s): %v", mode, err)
 		}

@@ -3,7 +3,8 @@
 // (POST /webhooks/telegram, any number of replicas) or by long polling (one
 // poller per bot token), normalises messages into botgw.Inbound, and sends
 // replies converted from Markdown to Telegram HTML, split to Telegram's
-// 4096-character limit, paced by a per-chat token bucket.
+// 4096-character limit, paced per chat, per group and per bot by limits
+// shared by every replica (channels/pace).
 //
 // Chat keys are "telegram:<chat id>" and, for forum topics,
 // "telegram:<chat id>/<message thread id>". Edited messages, channel posts
@@ -12,6 +13,7 @@ package telegram
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -23,6 +25,7 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels"
+	"github.com/botgw/botgw/channels/pace"
 )
 
 // Name is the channel name: the prefix of chat keys and the config key.
@@ -40,7 +43,7 @@ type adapter struct {
 	botID     int64
 	username  atomic.Pointer[string] // learned from getMe in Start
 	healthErr atomic.Pointer[error]  // last polling failure, nil once a poll succeeds
-	limiter   *limiter
+	pacer     *pace.Pacer            // send limits shared by every replica
 	progress  channels.Progress
 	apiURL    string
 	poll      *http.Client
@@ -71,14 +74,18 @@ const publicAPI = "https://api.telegram.org"
 // apiTimeout bounds one Bot API call (the library's own default).
 const apiTimeout = time.Minute
 
-// New builds the channel for cfg without any network call. publicURL is the
+// New builds the channel for cfg without any network call; p paces its
+// sends (per chat, per group, per bot, shared by every replica). publicURL is the
 // gateway's top-level public_url: in webhook mode Start registers
 // publicURL+"/webhooks/telegram" with Telegram. The result is a
 // botgw.WebhookReceiver in webhook mode and a botgw.Listener in polling mode;
 // both are also botgw.Starter and botgw.Typer.
-func New(cfg Config, publicURL string, log *slog.Logger) (botgw.Channel, error) {
+func New(cfg Config, publicURL string, p *pace.Pacer, log *slog.Logger) (botgw.Channel, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	if p == nil {
+		return nil, errors.New("telegram: a pacer is required")
 	}
 	if log == nil {
 		log = slog.Default()
@@ -87,7 +94,7 @@ func New(cfg Config, publicURL string, log *slog.Logger) (botgw.Channel, error) 
 		cfg:       cfg,
 		publicURL: strings.TrimRight(publicURL, "/"),
 		log:       log.With("channel", Name),
-		limiter:   newLimiter(cfg.rate(), cfg.burst()),
+		pacer:     p,
 		apiURL:    publicAPI,
 		poll:      &http.Client{},
 		pollWait:  30 * time.Second,

@@ -3,6 +3,7 @@ package whatsapp
 import (
 	"errors"
 	"fmt"
+	"github.com/botgw/botgw/channels/pace"
 	"net/url"
 	"strings"
 	"time"
@@ -35,6 +36,14 @@ type Config struct {
 	// Proxy is an optional http://, https:// or socks5:// proxy for the
 	// WhatsApp websocket.
 	Proxy string `yaml:"proxy"`
+	// RatePerMinute is the most messages a minute the linked number sends,
+	// evenly spaced and shared by every replica (default 20). WhatsApp
+	// flags numbers that send in bursts.
+	RatePerMinute float64 `yaml:"rate_per_minute"`
+	// TypingDelay is the "composing…" pause before each message, by its
+	// length (20 characters a second) within "<min>..<max>" (default
+	// 1s..8s; "0" turns it off).
+	TypingDelay string `yaml:"typing_delay"`
 	// MaxBacklogAge: a message older than this when it arrives (queued by
 	// WhatsApp during an outage or a ban) is backlog. Default 10m.
 	MaxBacklogAge time.Duration `yaml:"max_backlog_age"`
@@ -57,6 +66,12 @@ func (c Config) Validate() error {
 	}
 	if c.LeaseTTL != 0 && c.LeaseTTL < 3*time.Second {
 		errs = append(errs, fmt.Errorf("channels.whatsapp.lease_ttl: %v is shorter than 3s", c.LeaseTTL))
+	}
+	if c.RatePerMinute < 0 {
+		errs = append(errs, errors.New("channels.whatsapp.rate_per_minute: must not be negative"))
+	}
+	if _, err := pace.ParseRange(c.TypingDelay); err != nil {
+		errs = append(errs, fmt.Errorf("channels.whatsapp.typing_delay: %w", err))
 	}
 	switch c.Backlog {
 	case "", BacklogAnswer, BacklogSummarize, BacklogIgnore:

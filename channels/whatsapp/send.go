@@ -41,6 +41,10 @@ func (a *Adapter) Send(ctx context.Context, m botgw.Outbound) error {
 	}
 	parts := markup.WhatsApp.Render(m.Text)
 	for i := max(a.progress.Sent(m.ID), m.Sent); i < len(parts); i++ {
+		if err := a.paceSend(ctx, cli, to, parts[i]); err != nil {
+			a.progress.Record(m.ID, i)
+			return &botgw.PlatformError{Channel: Name, Sent: i, Err: fmt.Errorf("part %d of %d to %s: %w", i+1, len(parts), m.Chat, err)}
+		}
 		msg := &waE2E.Message{Conversation: proto.String(parts[i])}
 		if err := a.sendPart(ctx, cli, to, msg, messageID(m, i)); err != nil {
 			a.progress.Record(m.ID, i)

@@ -25,6 +25,7 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels"
+	"github.com/botgw/botgw/channels/pace"
 )
 
 // Name is the channel name in chat keys and config.
@@ -62,6 +63,9 @@ type Adapter struct {
 	backlog   backlog   // old messages waiting for their chat's one reply
 	// redeliverWanted is set while a reconnect for redelivery is queued.
 	redeliverWanted atomic.Bool
+
+	pacer       *pace.Pacer // the number's send rate and typing pauses; nil: unpaced
+	typingDelay pace.Range  // the typing pause's bounds
 }
 
 var (
@@ -120,6 +124,11 @@ type Option func(*Adapter)
 // replicas (see Aliases); without it they live in this process only.
 func WithAliases(al Aliases) Option { return func(a *Adapter) { a.aliases = al } }
 
+// WithPacer paces sends by p: the linked number's rate_per_minute, shared by
+// every replica, and the typing pause before each message. Without it the
+// adapter sends unpaced (tests of other behaviour).
+func WithPacer(p *pace.Pacer) Option { return func(a *Adapter) { a.pacer = p } }
+
 // WithOperators names the operators (admin.operators.whatsapp: numbers in
 // digits). Their LIDs are resolved at each login, so an operator whom
 // WhatsApp shows by LID is still recognised.
@@ -158,7 +167,8 @@ func newAdapter(cfg Config, lease Lease, log *slog.Logger, open func(context.Con
 		lease = soloLease{}
 	}
 	a := &Adapter{cfg: cfg, log: log, lease: lease, owner: leaseOwner(), ttl: cfg.leaseTTL(), tm: defaultTiming, open: open,
-		clock: time.Now, wait: sleep, aliases: &memAliases{}}
+		clock: time.Now, wait: sleep, aliases: &memAliases{},
+		typingDelay: cfg.typingRange()}
 	a.limited.now = func() time.Time { return a.clock() }
 	a.state.s = State{State: StateStopped, Since: time.Now()}
 	return a

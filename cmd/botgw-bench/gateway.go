@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/channels/pace"
 	"github.com/botgw/botgw/channels/telegram"
 	"github.com/botgw/botgw/compaction"
 	"github.com/botgw/botgw/convo"
@@ -42,7 +43,7 @@ func startGateway(ctx context.Context, st *state.Store, apiURL string, o options
 	}
 	log := slog.New(slog.DiscardHandler)
 	tg, err := telegram.New(telegram.Config{Token: benchToken, WebhookSecret: benchSecret, APIURL: apiURL,
-		RatePerSecond: 1000, Burst: 1000}, "", log)
+		RatePerSecond: 1000, Burst: 1000, BotRatePerSecond: 1e6}, "", pace.New(st.Client(), st.KeyPrefix(), log), log)
 	if err != nil {
 		return nil, err
 	}

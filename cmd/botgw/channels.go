@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/channels/pace"
 	"github.com/botgw/botgw/channels/slack"
 	"github.com/botgw/botgw/channels/telegram"
 	"github.com/botgw/botgw/channels/web"
@@ -55,22 +56,23 @@ func buildChannels(ctx context.Context, cfg Config, st *state.Store, log *slog.L
 		}
 	}()
 	c := cfg.Channels
+	pacer := pace.New(st.Client(), st.KeyPrefix(), log)
 	if c.Telegram != nil {
-		ch, err := telegram.New(*c.Telegram, cfg.PublicURL, log.With("channel", "telegram"))
+		ch, err := telegram.New(*c.Telegram, cfg.PublicURL, pacer, log.With("channel", "telegram"))
 		if err != nil {
 			return b, fmt.Errorf("channels.telegram: %w", err)
 		}
 		b.all = append(b.all, ch)
 	}
 	if c.Slack != nil {
-		ch, err := slack.New(*c.Slack, log.With("channel", "slack"))
+		ch, err := slack.New(*c.Slack, pacer, log.With("channel", "slack"))
 		if err != nil {
 			return b, fmt.Errorf("channels.slack: %w", err)
 		}
 		b.all = append(b.all, ch)
 	}
 	if c.WhatsApp != nil {
-		ch, err := buildWhatsApp(ctx, c.WhatsApp, cfg.Admin.Operators["whatsapp"], st, log.With("channel", "whatsapp"))
+		ch, err := buildWhatsApp(ctx, c.WhatsApp, cfg.Admin.Operators["whatsapp"], st, pacer, log.With("channel", "whatsapp"))
 		if err != nil {
 			return b, fmt.Errorf("channels.whatsapp: %w", err)
 		}

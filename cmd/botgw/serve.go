@@ -17,6 +17,7 @@ import (
 	"github.com/botgw/botgw/channels/web"
 	"github.com/botgw/botgw/compaction"
 	"github.com/botgw/botgw/convo"
+	"github.com/botgw/botgw/convo/broadcast"
 	"github.com/botgw/botgw/convo/metrics"
 	"github.com/botgw/botgw/providers/limit"
 	"github.com/botgw/botgw/state"
@@ -54,6 +55,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 type gateway struct {
 	store    *state.Store
 	engine   *convo.Engine
+	bcast    *broadcast.Runner
 	server   *webhooks.Server
 	channels builtChannels
 }
@@ -80,6 +82,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, onListen func(net.
 	defer fail(nil)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return gw.engine.Run(gctx) })
+	g.Go(func() error { return gw.bcast.Run(gctx) })
 	g.Go(func() error { gw.store.RunRepair(gctx); return nil })
 	g.Go(func() error { return gw.server.Serve(gctx, cfg.Listen, 5*time.Second, onListen) })
 	ls := startListeners(ctx, gw.channels.all, gw.engine.Handle, fail, log)
@@ -190,6 +193,7 @@ func (gw *gateway) wire(ctx context.Context, cfg Config, tracer trace.Tracer, lo
 	}
 	gw.watchChannels(met)
 	trail := convo.NewAuditLog(gw.store.AuditStream())
+	gw.bcast = &broadcast.Runner{Store: gw.store.Broadcasts(), Hooks: broadcastMetrics(met), Log: log}
 	gw.engine, err = convo.New(convo.Config{
 		SystemPrompt: cfg.SystemPrompt, StateTTL: cfg.State.TTL, TurnTimeout: turnTimeout(cfg.Provider),
 		Operators: cfg.Admin.Operators, AcceptProviders: ids, LeaseRenew: gw.store.LeaseTTL() / 3,
@@ -198,17 +202,19 @@ func (gw *gateway) wire(ctx context.Context, cfg Config, tracer trace.Tracer, lo
 		TakeoverTTL: cfg.Admin.TakeoverTTL, DeliveryAttempts: cfg.Admin.DeliveryAttempts,
 	}, convo.Deps{Store: gw.store, Provider: prov, Compactor: comp, Channels: gw.channels.byName(),
 		Count: func(h []botgw.Message) int { return compaction.CountMessages(counter, h) },
-		Tools: tools, Audit: trail, Hooks: met.Hooks(), Tracer: tracer, Log: log})
+		Tools: tools, Audit: trail, Hooks: met.Hooks(), Tracer: tracer, Log: log, Outgoing: gw.bcast})
 	if err != nil {
 		return err
 	}
+	gw.bcast.Deliver = gw.engine.Handle
 	op := &convo.Operator{Store: gw.store, Trail: trail, StateTTL: cfg.State.TTL, Log: log,
 		Deliver: gw.engine.Handle, TakeoverTTL: cfg.Admin.TakeoverTTL}
 	gw.server = webhooks.New(webhooks.Deps{
 		Deliver: gw.engine.Handle, Channels: gw.channels.all, Checks: gw.checks(),
-		Events:  webhooks.NewEvents(cfg.Events.Secret, gw.engine.Handle, gw.store, cfg.Channels.names(), log),
-		Admin:   webhooks.NewAdmin(cfg.Admin.Token, op, log).WithChannels(gw.channels.all),
-		Metrics: met.Handler(), Observe: met.ObserveHTTP,
+		Events:     webhooks.NewEvents(cfg.Events.Secret, gw.engine.Handle, gw.store, cfg.Channels.names(), log),
+		Admin:      webhooks.NewAdmin(cfg.Admin.Token, op, log).WithChannels(gw.channels.all),
+		Broadcasts: gw.bcast,
+		Metrics:    met.Handler(), Observe: met.ObserveHTTP,
 		Log: log,
 	})
 	if w := gw.channels.web; w != nil {

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/channels/pace"
 	"github.com/botgw/botgw/channels/whatsapp"
 	"github.com/botgw/botgw/state"
 )
@@ -20,8 +21,8 @@ func validateWhatsApp(c *whatsappConfig) error { return c.Validate() }
 
 // buildWhatsApp builds the channel on the shared store: the session lease,
 // the pinned chat keys of users, and the operators' numbers.
-func buildWhatsApp(ctx context.Context, c *whatsappConfig, operators []string, st *state.Store, log *slog.Logger) (botgw.Channel, error) {
-	return whatsapp.New(ctx, *c, st.Leases(), log, whatsapp.WithAliases(st.Aliases()), whatsapp.WithOperators(operators))
+func buildWhatsApp(ctx context.Context, c *whatsappConfig, operators []string, st *state.Store, p *pace.Pacer, log *slog.Logger) (botgw.Channel, error) {
+	return whatsapp.New(ctx, *c, st.Leases(), log, whatsapp.WithAliases(st.Aliases()), whatsapp.WithOperators(operators), whatsapp.WithPacer(p))
 }
 
 func cmdWhatsApp(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -1,0 +1,43 @@
+package telegram
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/botgw/botgw/channels/pace"
+)
+
+// botBurst lets a bot-wide slot missed by a few milliseconds be caught up
+// without ever sending more than the rate over a second plus one message.
+const botBurst = 2
+
+// scope is the hold scope of the whole bot: a 429 holds every chat back.
+func (a *adapter) scope() string { return fmt.Sprintf("telegram:%d", a.botID) }
+
+// rules are the limits one message to t goes through, narrowest first: the
+// chat, its group (group and channel ids are negative), the whole bot.
+func (a *adapter) rules(t target) []pace.Rule {
+	s := a.scope()
+	rules := []pace.Rule{{Key: fmt.Sprintf("%s:chat:%d", s, t.chat), Limit: pace.PerSecond(a.cfg.rate(), a.cfg.burst())}}
+	if t.chat < 0 {
+		rules = append(rules, pace.Rule{Key: fmt.Sprintf("%s:group:%d", s, t.chat),
+			Limit: pace.PerMinute(orDefault(a.cfg.GroupRatePerMinute, defaultGroupRate), 1)})
+	}
+	return append(rules, pace.Rule{Key: s + ":bot", Limit: pace.PerSecond(orDefault(a.cfg.BotRatePerSecond, defaultBotRate), botBurst)})
+}
+
+// paced waits for t's slots (and out any hold of the bot).
+func (a *adapter) paced(ctx context.Context, t target) error {
+	if err := a.pacer.Wait(ctx, []string{a.scope()}, a.rules(t)...); err != nil {
+		return fmt.Errorf("wait for the send limits: %w", err)
+	}
+	return nil
+}
+
+// hold holds the whole bot back for retry_after on every replica.
+func (a *adapter) hold(ctx context.Context, d time.Duration) {
+	if err := a.pacer.Hold(ctx, a.scope(), d); err != nil {
+		a.log.Warn("could not share the rate limit hold", "err", err)
+	}
+}

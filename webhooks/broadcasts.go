@@ -1,0 +1,178 @@
+package webhooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/botgw/botgw"
+)
+
+const (
+	maxBroadcastBody  = 16 << 20
+	maxBroadcastChats = 100_000
+	maxBroadcastText  = 8000 // characters of a message or event text
+)
+
+var broadcastID = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,128}$`)
+
+// Broadcasts stores and follows broadcasts (convo/broadcast).
+type Broadcasts interface {
+	// Create stores a broadcast durably and starts it; an id that exists
+	// changes nothing and returns the stored total.
+	Create(ctx context.Context, id string, chats []string, message string, ev botgw.Event) (total int, err error)
+	// Progress returns a broadcast's progress as JSON-able data, or
+	// botgw.ErrNotFound.
+	Progress(ctx context.Context, id string) (any, error)
+	// Cancel stops what is not yet sent; botgw.ErrNotFound if there is no
+	// such broadcast.
+	Cancel(ctx context.Context, id string) (any, error)
+}
+
+// broadcastIn is POST /v1/broadcasts.
+type broadcastIn struct {
+	ID      string   `json:"id"`
+	Chats   []string `json:"chats"`
+	Message string   `json:"message"`
+	Event   *struct {
+		Text string `json:"text"`
+		Key  string `json:"key"`
+	} `json:"event"`
+	Respond bool `json:"respond"`
+}
+
+func (ev *Events) mountBroadcasts(e *echo.Echo, b Broadcasts) {
+	e.POST("/v1/broadcasts", func(c echo.Context) error { return ev.postBroadcast(c, b) })
+	e.GET("/v1/broadcasts/:id", func(c echo.Context) error { return ev.broadcastCall(c, b.Progress) })
+	e.DELETE("/v1/broadcasts/:id", func(c echo.Context) error { return ev.broadcastCall(c, b.Cancel) })
+}
+
+func jsonError(c echo.Context, status int, err error) error {
+	return c.JSON(status, map[string]string{"error": err.Error()})
+}
+
+func (ev *Events) postBroadcast(c echo.Context, b Broadcasts) error {
+	r := c.Request()
+	body, err := io.ReadAll(http.MaxBytesReader(c.Response(), r.Body, maxBroadcastBody))
+	if err != nil {
+		return jsonError(c, http.StatusRequestEntityTooLarge, errors.New("body: larger than 16 MiB"))
+	}
+	nonce, err := ev.authenticate(r.Header, body)
+	if err != nil {
+		ev.log.Warn("broadcast refused", "err", err)
+		return jsonError(c, http.StatusUnauthorized, err)
+	}
+	var in broadcastIn
+	if err := strictDecode(body, &in); err != nil {
+		return jsonError(c, http.StatusBadRequest, fmt.Errorf("body: %v", err))
+	}
+	if err := ev.checkBroadcast(in); err != nil {
+		return jsonError(c, http.StatusBadRequest, err)
+	}
+	if status, err := ev.claim(r.Context(), nonce); err != nil {
+		return jsonError(c, status, err)
+	}
+	e := botgw.Event{Respond: in.Respond}
+	if in.Event != nil {
+		e.Text, e.Key = in.Event.Text, in.Event.Key
+	}
+	total, err := b.Create(r.Context(), in.ID, in.Chats, in.Message, e)
+	if err != nil {
+		ev.log.Warn("broadcast not stored", "broadcast", in.ID, "err", err)
+		if nonce != "" {
+			_ = ev.nonces.Forget(context.WithoutCancel(r.Context()), nonce)
+		}
+		return jsonError(c, http.StatusServiceUnavailable, errors.New("could not store the broadcast; retry (the id makes retries safe)"))
+	}
+	return c.JSON(http.StatusAccepted, map[string]any{"id": in.ID, "total": total})
+}
+
+// claim takes a signed request's nonce once (replay protection).
+func (ev *Events) claim(ctx context.Context, nonce string) (int, error) {
+	if nonce == "" {
+		return 0, nil
+	}
+	fresh, err := ev.nonces.Once(ctx, nonce, 2*sigWindow)
+	switch {
+	case err != nil:
+		ev.log.Warn("broadcast replay check failed", "err", err)
+		return http.StatusServiceUnavailable, errors.New("could not check the signature for replay; retry")
+	case !fresh:
+		return http.StatusUnauthorized, errors.New("x-botgw-signature: already used (replay)")
+	}
+	return 0, nil
+}
+
+// checkBroadcast validates a broadcast; every error names its field.
+func (ev *Events) checkBroadcast(in broadcastIn) error {
+	switch {
+	case !broadcastID.MatchString(in.ID):
+		return errors.New("id: required, 1-128 characters of A-Z a-z 0-9 _ . : -")
+	case len(in.Chats) == 0 || len(in.Chats) > maxBroadcastChats:
+		return fmt.Errorf("chats: want 1 to %d chats, got %d", maxBroadcastChats, len(in.Chats))
+	case (in.Message == "") == (in.Event == nil):
+		return errors.New("message: want exactly one of message and event")
+	case in.Message != "" && in.Respond:
+		return errors.New("respond: only with an event (a message is sent as it is)")
+	}
+	text := in.Message
+	if in.Event != nil {
+		if text = in.Event.Text; strings.TrimSpace(text) == "" {
+			return errors.New("event.text: required")
+		}
+		if len(in.Event.Key) > 64 {
+			return errors.New("event.key: longer than 64 characters")
+		}
+	}
+	if strings.TrimSpace(text) == "" || utf8.RuneCountInString(text) > maxBroadcastText {
+		return fmt.Errorf("message: want 1 to %d characters", maxBroadcastText)
+	}
+	return ev.checkChats(in.Chats)
+}
+
+// checkChats wants valid chat keys of configured channels, each once.
+func (ev *Events) checkChats(chats []string) error {
+	seen := make(map[string]int, len(chats))
+	for i, s := range chats {
+		k, err := botgw.ParseChatKey(s)
+		if err != nil {
+			return fmt.Errorf("chats[%d]: %v", i, err)
+		}
+		if !slices.Contains(ev.channels, k.Channel) {
+			return fmt.Errorf("chats[%d]: unknown channel %q (configured: %s)", i, k.Channel, strings.Join(ev.channels, ", "))
+		}
+		if j, dup := seen[s]; dup {
+			return fmt.Errorf("chats[%d]: the same chat as chats[%d]", i, j)
+		}
+		seen[s] = i
+	}
+	return nil
+}
+
+// broadcastCall authenticates GET and DELETE and answers with what fn
+// returns. A signature covers the request path in place of a body; it is
+// not claimed as a nonce: reading and cancelling again are harmless, so
+// one signature may poll within its window.
+func (ev *Events) broadcastCall(c echo.Context, fn func(context.Context, string) (any, error)) error {
+	r := c.Request()
+	if _, err := ev.authenticate(r.Header, []byte(r.URL.Path)); err != nil {
+		return jsonError(c, http.StatusUnauthorized, err)
+	}
+	out, err := fn(r.Context(), c.Param("id"))
+	switch {
+	case errors.Is(err, botgw.ErrNotFound):
+		return jsonError(c, http.StatusNotFound, errors.New("id: no such broadcast"))
+	case err != nil:
+		ev.log.Warn("broadcast call", "err", err)
+		return jsonError(c, http.StatusServiceUnavailable, errors.New("could not read the broadcast; retry"))
+	}
+	return c.JSON(http.StatusOK, out)
+}
