@@ -24,7 +24,8 @@ func (a *adapter) rules(t target) []pace.Rule {
 		rules = append(rules, pace.Rule{Key: fmt.Sprintf("%s:group:%d", s, t.chat),
 			Limit: pace.PerMinute(orDefault(a.cfg.GroupRatePerMinute, defaultGroupRate), 1)})
 	}
-	return append(rules, pace.Rule{Key: s + ":bot", Limit: pace.PerSecond(orDefault(a.cfg.BotRatePerSecond, defaultBotRate), botBurst)})
+	rate, burst := a.cfg.botLimit()
+	return append(rules, pace.Rule{Key: s + ":bot", Limit: pace.PerSecond(rate, burst)})
 }
 
 // paced waits for t's slots (and out any hold of the bot).

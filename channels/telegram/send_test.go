@@ -160,3 +160,27 @@ func TestSendIsPacedPerBotAndGroup(t *testing.T) {
 		t.Errorf("3 messages to one group at 6/min took %v, want ≥ 20s", got)
 	}
 }
+
+// Without bot_rate_per_second the bot-wide limit is 30 a second, unless
+// rate_per_second is higher (a private Bot API server, a load test): then
+// the bot-wide default rises with it (rate and burst) instead of capping it.
+func TestBotRateDefaultFollowsARaisedChatRate(t *testing.T) {
+	for _, tc := range []struct {
+		cfg      Config
+		min, max time.Duration // time waited for 60 messages to 60 chats
+	}{
+		{Config{}, 1900 * time.Millisecond, time.Hour},   // 30/s
+		{Config{RatePerSecond: 1000, Burst: 1000}, 0, 0}, // 1000/s, bursts of 1000
+	} {
+		ta := newTestAdapter(t, tc.cfg, "")
+		start := ta.clock.Now()
+		for i := range 60 {
+			if err := ta.ch.Send(t.Context(), botgw.Outbound{Chat: botgw.ChatKey{Channel: Name, ID: fmt.Sprint(100 + i)}, ID: "r", Text: "hi"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := ta.clock.Now().Sub(start); got < tc.min || got > tc.max {
+			t.Errorf("rate_per_second %v: 60 messages to 60 chats took %v, want %v..%v", tc.cfg.RatePerSecond, got, tc.min, tc.max)
+		}
+	}
+}
