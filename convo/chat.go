@@ -139,7 +139,8 @@ func (e *Engine) step(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 	if len(snap.Pending) == 0 {
 		return finish, delivered
 	}
-	if wait := e.throttle(snap); wait > 0 {
+	var env *envelope // decoded by the throttle when it needs the state
+	if wait := e.throttle(snap, &env); wait > 0 {
 		log.Info("turn rate limit reached; answering the chat's input together after a pause", "wait", wait)
 		e.pause(ctx, wait)
 		return again, delivered
@@ -147,7 +148,7 @@ func (e *Engine) step(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 	ctx, span := e.startSpan(ctx, spanTurn, k.Channel)
 	defer span.End()
 	begin := time.Now()
-	c, stats := e.turn(ctx, k, snap, log)
+	c, stats := e.turn(ctx, k, snap, env, log)
 	err := e.commit(ctx, k, c, &stats)
 	stats.Duration = time.Since(begin)
 	switch {

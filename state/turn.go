@@ -72,7 +72,7 @@ func (s *Store) Begin(ctx context.Context, k botgw.ChatKey, lease string) (botgw
 // snapshot decodes the begin script's {token, version, blob, pttl, pending,
 // outbox}.
 func (s *Store) snapshot(ctx context.Context, k botgw.ChatKey, ks chatKeys, parts []any) (botgw.Snapshot, error) {
-	snap := botgw.Snapshot{Lease: str(parts[0]), TTL: pttl(parts[3])}
+	snap := botgw.Snapshot{Lease: str(parts[0]), TTL: s.ttlOf(parts[3])}
 	if v := str(parts[1]); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
@@ -137,7 +137,7 @@ func (s *Store) Commit(ctx context.Context, k botgw.ChatKey, c botgw.Commit) err
 	if err != nil {
 		return fmt.Errorf("commit chat %s: %w", k, err)
 	}
-	args, err := commitArgs(c)
+	args, err := commitArgs(c, s.nowMs())
 	if err != nil {
 		return fmt.Errorf("commit chat %s: %w", k, err)
 	}
@@ -153,12 +153,18 @@ func (s *Store) Commit(ctx context.Context, k botgw.ChatKey, c botgw.Commit) err
 	return nil
 }
 
-func commitArgs(c botgw.Commit) ([]any, error) {
+// commitArgs are the commit script's ARGV; now (unix ms) dates the
+// state's expiry, which the state hash keeps for Begin.
+func commitArgs(c botgw.Commit, now int64) ([]any, error) {
 	store := "1"
 	if c.Blob == nil {
 		store = "0"
 	}
-	args := []any{c.Lease, c.Version, store, c.Blob, ms(c.TTL), max(c.Consumed, 0)}
+	expires := int64(0)
+	if c.TTL > 0 {
+		expires = now + ms(c.TTL)
+	}
+	args := []any{c.Lease, c.Version, store, c.Blob, ms(c.TTL), max(c.Consumed, 0), expires}
 	for _, m := range c.Outbox {
 		raw, err := json.Marshal(m)
 		if err != nil {
@@ -200,8 +206,19 @@ func str(v any) string {
 	return s
 }
 
-// pttl converts a PTTL reply (-2 absent, -1 no expiry) to a duration.
-func pttl(v any) time.Duration {
-	n, _ := v.(int64)
-	return time.Duration(max(n, 0)) * time.Millisecond
+// ttlOf converts the begin script's expiry to the state's remaining TTL:
+// a string is the unix ms the state expires at ("0": never), an integer a
+// PTTL reply (-2 absent, -1 no expiry) for state written before the hash
+// kept its expiry.
+func (s *Store) ttlOf(v any) time.Duration {
+	var left int64
+	switch v := v.(type) {
+	case int64:
+		left = v
+	case string:
+		if at, _ := strconv.ParseInt(v, 10, 64); at > 0 {
+			left = max(at-s.nowMs(), 1)
+		}
+	}
+	return time.Duration(max(left, 0)) * time.Millisecond
 }

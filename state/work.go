@@ -3,6 +3,7 @@ package state
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -46,7 +47,7 @@ func (s *Store) Finish(ctx context.Context, k botgw.ChatKey, lease string, deliv
 		return false, fmt.Errorf("finish chat %s: %w", k, err)
 	}
 	due := s.nowMs() + ms(s.opts.Visibility)
-	args := append([]any{lease, ms(s.opts.LeaseTTL), due, ks.member}, stringsToAny(delivered)...)
+	args := finishArgs(k, lease, ms(s.opts.LeaseTTL), due, ks.member, delivered)
 	var code int64
 	if s.cluster {
 		code, err = s.finishCluster(ctx, ks, due, args)
@@ -84,6 +85,24 @@ func (s *Store) finishCluster(ctx context.Context, ks chatKeys, due int64, args 
 		}
 	}
 	return code, err
+}
+
+// finishArgs are the finish script's ARGV: the lease, its TTL, the mark's
+// due time and member, then the delivered ids and the JSON each of their
+// outbox entries starts with, which lets the script check them against the
+// head of the outbox without decoding it.
+func finishArgs(k botgw.ChatKey, lease string, ttl, due int64, member string, delivered []string) []any {
+	args := make([]any, 0, 5+2*len(delivered))
+	args = append(args, lease, ttl, due, member, len(delivered))
+	for _, id := range delivered {
+		args = append(args, id)
+	}
+	chat, _ := json.Marshal(k.String())
+	for _, id := range delivered {
+		q, _ := json.Marshal(id)
+		args = append(args, `{"chat":`+string(chat)+`,"id":`+string(q)+`,`)
+	}
+	return args
 }
 
 func stringsToAny(ss []string) []any {

@@ -3,25 +3,58 @@
 -- KEYS[4] the chat's work zset (single node only; on a cluster it is in
 -- another slot and the caller handles the mark around this script)
 -- ARGV[1] lease, ARGV[2] lease TTL (ms), ARGV[3] unix ms at which the work
--- mark becomes due again, ARGV[4] the mark's member, ARGV[5..] ids of
--- delivered outbox entries
+-- mark becomes due again, ARGV[4] the mark's member, ARGV[5] n, the number
+-- of delivered outbox entries, ARGV[6..5+n] their ids, ARGV[6+n..5+2n] the
+-- JSON each of them starts with as the gateway writes it
+-- ('{"chat":"<chat>","id":"<id>",')
 -- Returns -1 when the lease moved, 1 when work remains (lease kept and
 -- extended, mark re-hidden), 0 when the chat is idle (lease released, mark
 -- cleared).
-if #ARGV > 4 then
-  -- Delivered replies go whoever holds the lease now: they reached the
-  -- channel, and leaving them would make the holder send them again.
+
+-- removeDelivered drops the delivered entries. They are the head of the
+-- outbox in order (a turn delivers the leftovers it read, then its own
+-- replies, appended after them), so one LPOP takes them; should the head
+-- be anything else (another worker's record landed first, an entry was
+-- rewritten), the entries go back and are removed one by one by id.
+local function removeDelivered(key, n)
+  local popped = redis.call('LPOP', key, n)
+  if not popped then
+    return
+  end
+  local prefix = true
+  for i = 1, #popped do
+    local want = ARGV[5 + n + i]
+    if #popped ~= n or string.sub(popped[i], 1, #want) ~= want then
+      prefix = false
+      break
+    end
+  end
+  if prefix then
+    return
+  end
+  local back = {}
+  for i = #popped, 1, -1 do
+    back[#back + 1] = popped[i]
+  end
+  redis.call('LPUSH', key, unpack(back))
   local done = {}
-  for i = 5, #ARGV do
+  for i = 6, 5 + n do
     done[ARGV[i]] = true
   end
-  for _, raw in ipairs(redis.call('LRANGE', KEYS[3], 0, -1)) do
+  for _, raw in ipairs(redis.call('LRANGE', key, 0, -1)) do
     local ok, m = pcall(cjson.decode, raw)
     if ok and type(m) == 'table' and done[m.id] then
-      redis.call('LREM', KEYS[3], 1, raw)
+      redis.call('LREM', key, 1, raw)
       done[m.id] = nil
     end
   end
+end
+
+-- Delivered replies go whoever holds the lease now: they reached the
+-- channel, and leaving them would make the holder send them again.
+local n = tonumber(ARGV[5])
+if n > 0 then
+  removeDelivered(KEYS[3], n)
 end
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then
   return -1

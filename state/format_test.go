@@ -1,0 +1,74 @@
+package state
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/botgw/botgw"
+)
+
+// TestFormatCompat runs the checks of what the cheaper scripts assume on
+// both backends: the delivered replies being the head of the outbox, and
+// the state hash keeping its expiry.
+func TestFormatCompat(t *testing.T) {
+	backends := map[string]newHarness{"miniredis": miniHarness, "redis": realHarness}
+	for name, newH := range backends {
+		t.Run(name, func(t *testing.T) {
+			if name == "redis" {
+				redisURL(t)
+			}
+			t.Run("FinishDeliveredNotAtHead", func(t *testing.T) { testFinishNotAtHead(t, newH(t, suiteOpts)) })
+			t.Run("StateOfPreviousRelease", func(t *testing.T) { testPreviousReleaseState(t, newH(t, suiteOpts)) })
+		})
+	}
+}
+
+// testFinishNotAtHead: replies delivered out of order, or only a later
+// one, are still removed by id and the others kept.
+func testFinishNotAtHead(t *testing.T, h *harness) {
+	k := chat("finish-not-head")
+	mustAppend(t, h, text(k, "m1", "hi"))
+	snap := mustBegin(t, h, k, "")
+	out := []botgw.Outbound{{Chat: k, ID: "r1", Text: "one"}, {Chat: k, ID: "r2", Text: "two"}, {Chat: k, ID: "r3", Text: "three"}}
+	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Blob: []byte("s"), TTL: time.Hour, Consumed: 1, Outbox: out})
+	more, err := h.s.Finish(t.Context(), k, snap.Lease, []string{"r2"})
+	if err != nil || !more {
+		t.Fatalf("Finish delivering r2 only = %v, %v; want true (r1, r3 left), nil", more, err)
+	}
+	if got := outIDs(mustBegin(t, h, k, snap.Lease).Outbox); !slices.Equal(got, []string{"r1", "r3"}) {
+		t.Fatalf("outbox after delivering r2 = %q, want [r1 r3]", got)
+	}
+	if more, err := h.s.Finish(t.Context(), k, snap.Lease, []string{"r3", "r1"}); err != nil || more {
+		t.Fatalf("Finish delivering r3, r1 = %v, %v; want false, nil", more, err)
+	}
+	if left := mustBegin(t, h, k, "").Outbox; len(left) != 0 {
+		t.Errorf("outbox after delivering the rest out of order = %q, want empty", outIDs(left))
+	}
+}
+
+// testPreviousReleaseState: a state hash as the previous release wrote it
+// (version and blob, expiry only on the key) is read with its TTL, and the
+// next commit continues it.
+func testPreviousReleaseState(t *testing.T, h *harness) {
+	k := chat("old-state")
+	ks, _ := h.s.keys(k)
+	c := h.s.c
+	if err := c.HSet(t.Context(), ks.state, "v", "7", "b", "old blob").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.PExpire(t.Context(), ks.state, time.Hour).Err(); err != nil {
+		t.Fatal(err)
+	}
+	snap := mustBegin(t, h, k, "")
+	if string(snap.Blob) != "old blob" || snap.Version != 7 || snap.TTL <= 59*time.Minute || snap.TTL > time.Hour {
+		t.Fatalf("Begin on a previous release's state = version %d, blob %q, TTL %v; want 7, \"old blob\", about 1h",
+			snap.Version, snap.Blob, snap.TTL)
+	}
+	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Version: 7, Blob: []byte("new blob"), TTL: 2 * time.Hour})
+	again := mustBegin(t, h, k, snap.Lease)
+	if string(again.Blob) != "new blob" || again.Version != 8 || again.TTL <= time.Hour || again.TTL > 2*time.Hour {
+		t.Errorf("Begin after committing on it = version %d, blob %q, TTL %v; want 8, \"new blob\", about 2h",
+			again.Version, again.Blob, again.TTL)
+	}
+}
