@@ -20,6 +20,7 @@ func TestFormatCompat(t *testing.T) {
 			}
 			t.Run("FinishDeliveredNotAtHead", func(t *testing.T) { testFinishNotAtHead(t, newH(t, suiteOpts)) })
 			t.Run("StateOfPreviousRelease", func(t *testing.T) { testPreviousReleaseState(t, newH(t, suiteOpts)) })
+			t.Run("ExpiryKeptOrDropped", func(t *testing.T) { testExpiryKeptOrDropped(t, newH(t, suiteOpts)) })
 		})
 	}
 }
@@ -70,5 +71,30 @@ func testPreviousReleaseState(t *testing.T, h *harness) {
 	if string(again.Blob) != "new blob" || again.Version != 8 || again.TTL <= time.Hour || again.TTL > 2*time.Hour {
 		t.Errorf("Begin after committing on it = version %d, blob %q, TTL %v; want 8, \"new blob\", about 2h",
 			again.Version, again.Blob, again.TTL)
+	}
+}
+
+// testExpiryKeptOrDropped: commits close together keep the state's expiry
+// within 1% of the TTL; a commit without TTL makes the state permanent and
+// one with a TTL again makes it expire.
+func testExpiryKeptOrDropped(t *testing.T, h *harness) {
+	k := chat("expiry")
+	ks, _ := h.s.keys(k)
+	snap := mustBegin(t, h, k, "")
+	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Blob: []byte("1"), TTL: time.Hour})
+	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Version: 1, Blob: []byte("2"), TTL: time.Hour})
+	if d := h.s.c.PTTL(t.Context(), ks.state).Val(); d <= time.Hour-36*time.Second || d > time.Hour {
+		t.Fatalf("PTTL after two commits with a 1h TTL = %v, want within 1%% of 1h", d)
+	}
+	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Version: 2, Blob: []byte("3")})
+	if d := h.s.c.PTTL(t.Context(), ks.state).Val(); d != -1 {
+		t.Fatalf("PTTL after a commit without TTL = %v, want -1 (no expiry)", d)
+	}
+	if again := mustBegin(t, h, k, snap.Lease); again.TTL != 0 || string(again.Blob) != "3" {
+		t.Fatalf("Begin after a commit without TTL = TTL %v, blob %q; want 0, \"3\"", again.TTL, again.Blob)
+	}
+	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Version: 3, Blob: []byte("4"), TTL: time.Minute})
+	if d := h.s.c.PTTL(t.Context(), ks.state).Val(); d <= 0 || d > time.Minute {
+		t.Errorf("PTTL after a commit with a 1m TTL = %v, want in (0, 1m]", d)
 	}
 }

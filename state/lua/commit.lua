@@ -6,21 +6,37 @@
 -- ("0" for never; kept in the hash so Begin needs no PTTL),
 -- ARGV[8..] outbox JSON entries
 -- Returns 0 on success, 1 when the lease moved, 2 when the version moved.
+--
+-- The expiry slides at every commit, but within 1% of the TTL (at most a
+-- minute): a commit that would move it by less keeps the current one and
+-- saves the PEXPIRE, so a chat's state may expire that much earlier than
+-- TTL after its last turn. "e" is only ever a lower bound of the key's
+-- real expiry (an older replica's commit extends the key without it).
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then
   return 1
 end
-local version = tonumber(redis.call('HGET', KEYS[2], 'v') or '0')
+local cur = redis.call('HMGET', KEYS[2], 'v', 'e')
+local version = tonumber(cur[1] or '0')
 if version ~= tonumber(ARGV[2]) then
   return 2
 end
-if ARGV[3] == '1' then
-  redis.call('HSET', KEYS[2], 'v', string.format('%d', version + 1), 'b', ARGV[4], 'e', ARGV[7])
-  local ttl = tonumber(ARGV[5])
-  if ttl > 0 then
+local function store()
+  local v = string.format('%d', version + 1)
+  local ttl, expires, e = tonumber(ARGV[5]), tonumber(ARGV[7]), tonumber(cur[2] or '-1')
+  if ttl > 0 and e > 0 and expires - e < math.min(ttl / 100, 60000) then
+    redis.call('HSET', KEYS[2], 'v', v, 'b', ARGV[4])
+  elseif ttl > 0 then
+    redis.call('HSET', KEYS[2], 'v', v, 'b', ARGV[4], 'e', ARGV[7])
     redis.call('PEXPIRE', KEYS[2], ttl)
+  elseif e == 0 then
+    redis.call('HSET', KEYS[2], 'v', v, 'b', ARGV[4])
   else
+    redis.call('HSET', KEYS[2], 'v', v, 'b', ARGV[4], 'e', '0')
     redis.call('PERSIST', KEYS[2])
   end
+end
+if ARGV[3] == '1' then
+  store()
 else
   redis.call('DEL', KEYS[2])
 end
