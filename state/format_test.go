@@ -20,6 +20,7 @@ func TestFormatCompat(t *testing.T) {
 			}
 			t.Run("FinishDeliveredNotAtHead", func(t *testing.T) { testFinishNotAtHead(t, newH(t, suiteOpts)) })
 			t.Run("StateOfPreviousRelease", func(t *testing.T) { testPreviousReleaseState(t, newH(t, suiteOpts)) })
+			t.Run("FinishNextReads", func(t *testing.T) { testFinishNextReads(t, newH(t, suiteOpts)) })
 			t.Run("ExpiryKeptOrDropped", func(t *testing.T) { testExpiryKeptOrDropped(t, newH(t, suiteOpts)) })
 		})
 	}
@@ -96,5 +97,34 @@ func testExpiryKeptOrDropped(t *testing.T, h *harness) {
 	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Version: 3, Blob: []byte("4"), TTL: time.Minute})
 	if d := h.s.c.PTTL(t.Context(), ks.state).Val(); d <= 0 || d > time.Minute {
 		t.Errorf("PTTL after a commit with a 1m TTL = %v, want in (0, 1m]", d)
+	}
+}
+
+// testFinishNextReads: with input waiting, FinishNext keeps the lease and
+// returns what Begin would; with none, it releases the chat.
+func testFinishNextReads(t *testing.T, h *harness) {
+	k := chat("finish-next")
+	mustAppend(t, h, text(k, "m1", "hi"))
+	snap := mustBegin(t, h, k, "")
+	out := []botgw.Outbound{{Chat: k, ID: "r1", Text: "hello"}}
+	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Blob: []byte("s1"), TTL: time.Hour, Consumed: 1, Outbox: out})
+	mustAppend(t, h, text(k, "m2", "again"))
+	next, more, err := h.s.FinishNext(t.Context(), k, snap.Lease, []string{"r1"})
+	if err != nil || !more {
+		t.Fatalf("FinishNext with m2 waiting = %v, %v; want more", more, err)
+	}
+	if next.Lease != snap.Lease || next.Version != 1 || string(next.Blob) != "s1" || next.TTL <= 0 ||
+		!slices.Equal(texts(next.Pending), []string{"again"}) || len(next.Outbox) != 0 {
+		t.Fatalf("FinishNext snapshot = %+v; want the same lease, version 1, blob s1, pending [again], empty outbox", next)
+	}
+	if _, err := h.s.Begin(t.Context(), k, ""); err == nil {
+		t.Fatal("Begin by another worker after FinishNext kept the chat succeeded; want ErrBusy")
+	}
+	mustCommit(t, h, k, botgw.Commit{Lease: next.Lease, Version: 1, Blob: []byte("s2"), TTL: time.Hour, Consumed: 1})
+	if _, more, err := h.s.FinishNext(t.Context(), k, next.Lease, nil); err != nil || more {
+		t.Fatalf("FinishNext on an idle chat = %v, %v; want false, nil", more, err)
+	}
+	if got := mustBegin(t, h, k, ""); got.Lease == next.Lease {
+		t.Errorf("lease after FinishNext on an idle chat = the old one; want it released")
 	}
 }
