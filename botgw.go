@@ -141,6 +141,9 @@ type Outbound struct {
 	ID   string            `json:"id"`
 	Text string            `json:"text"`
 	Meta map[string]string `json:"meta,omitempty"` // Meta of the inbound answered
+	// Sent is how many parts of a split reply the platform already took
+	// (recorded from PlatformError.Sent); Send resumes after them.
+	Sent int `json:"sent,omitempty"`
 }
 
 // Channel sends to one chat network. Name is stable: it appears in ChatKey

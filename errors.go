@@ -13,6 +13,9 @@ var (
 	ErrLeaseLost   = errors.New("lease lost")
 	ErrDuplicate   = errors.New("duplicate")
 	ErrUnsupported = errors.New("unsupported")
+	// ErrInvalidInput is input that can never be stored (a chat key or a
+	// field the store cannot hold): retrying cannot help.
+	ErrInvalidInput = errors.New("input cannot be stored")
 )
 
 // ProviderError is a failed LLM call, translated from the vendor SDK's error.
@@ -45,7 +48,10 @@ type PlatformError struct {
 	Status     int           // HTTP status, when there was one
 	RetryAfter time.Duration // from the platform's rate-limit answer
 	Permanent  bool          // retrying cannot help (blocked bot, bad chat id)
-	Err        error
+	// Sent is how many parts of a split reply the platform had taken when
+	// the send failed (0: none, or not split); a retry resumes after them.
+	Sent int
+	Err  error
 }
 
 func (e *PlatformError) Error() string {

@@ -54,6 +54,10 @@ type Store interface {
 	Commit(ctx context.Context, k ChatKey, c Commit) error
 	// Delivered removes the outbox entries ids after the channel took them.
 	Delivered(ctx context.Context, k ChatKey, lease string, ids ...string) error
+	// Progress notes that the platform took the first sent parts of the
+	// split outbox entry id, so a retry on any replica resumes after them.
+	// An absent id is no error.
+	Progress(ctx context.Context, k ChatKey, id string, sent int) error
 	// Finish ends a worker's hold on the chat, first removing the outbox
 	// entries delivered (ids; their removal does not depend on the lease).
 	// If input or replies arrived meanwhile it keeps the lease and returns

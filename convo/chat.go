@@ -48,6 +48,10 @@ func (e *Engine) runChat(k botgw.ChatKey) {
 			e.deps.Hooks.lease(k.Channel, 1)
 			defer e.deps.Hooks.lease(k.Channel, -1)
 			go e.renew(ctx, cancel, k, lease, log)
+			if snap, err = e.takeOver(ctx, k, snap); err != nil {
+				e.release(k, lease, log)
+				return
+			}
 		}
 		e.deps.Hooks.backlog(k.Channel, snap)
 		outcome, delivered := e.step(ctx, k, snap, log)
@@ -71,7 +75,9 @@ func (e *Engine) runChat(k botgw.ChatKey) {
 		more, err := e.finish(ctx, k, lease, delivered, &next)
 		if err != nil {
 			log.Warn("finish turn", "err", err)
-			e.delivered(k, lease, delivered, log)
+			if !errors.Is(err, botgw.ErrLeaseLost) { // lease lost: Finish removed them anyway
+				e.delivered(k, lease, delivered, log)
+			}
 			return
 		}
 		if !more {
@@ -145,16 +151,24 @@ func (e *Engine) release(k botgw.ChatKey, lease string, log *slog.Logger) {
 	}
 }
 
-// delivered removes replies the channel took from the outbox, on a context
-// that outlives shutdown (they were sent: keeping them means sending twice).
+// delivered records that the channel took replies ids by removing them
+// from the outbox. They were sent, so the record must not be lost to a
+// Redis outage: it is retried with backoff until Redis has it, on a
+// context that outlives the chat (the lease may expire meanwhile; a worker
+// taking over waits for the record, see takeOver) and ends only when the
+// engine is cancelled for good. Only a crash before the record lands can
+// make a reply go out twice.
 func (e *Engine) delivered(k botgw.ChatKey, lease string, ids []string, log *slog.Logger) {
 	if len(ids) == 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(e.ctx), 2*time.Second)
-	defer cancel()
-	if err := e.deps.Store.Delivered(ctx, k, lease, ids...); err != nil {
-		log.Warn("remove delivered replies from outbox", "err", err)
+	err := e.retryStore(func(ctx context.Context) error {
+		return e.deps.Store.Delivered(ctx, k, lease, ids...)
+	}, func(err error) {
+		log.Warn("recording delivered replies; retrying until Redis takes it", "err", err)
+	})
+	if err != nil {
+		log.Error("delivered replies not recorded: the engine stopped first; they may be sent again", "err", err)
 	}
 }
 
@@ -246,6 +260,7 @@ func (e *Engine) send(ctx context.Context, ch botgw.Channel, m botgw.Outbound) e
 	ctx, span := e.startSpan(ctx, spanDelivery, ch.Name())
 	err := e.sendRetrying(ctx, ch, m)
 	endSpan(span, err, "delivery failed")
+	e.keepProgress(m, err)
 	return err
 }
 

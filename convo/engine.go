@@ -40,6 +40,10 @@ type Config struct {
 	// LogContent adds the message text and the reply to the per-turn log
 	// line. Off by default: logs carry no conversation content.
 	LogContent bool
+	// TakeoverGrace is how long a worker that takes over a chat with
+	// replies waiting lets the last holder record their delivery before it
+	// resends them (record.go); default 3 × LeaseRenew, at most 5s.
+	TakeoverGrace time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -144,19 +148,21 @@ func New(cfg Config, deps Deps) (*Engine, error) {
 }
 
 // Handle is the channels' botgw.Deliver: it makes in durable and schedules
-// its chat. It returns nil for a duplicate and an error when the input could
-// not be stored (the platform should retry). Safe for concurrent use.
+// its chat. It returns nil for a duplicate, nil for input that can never be
+// stored (counted as ignored and logged: a retry could not help, and an
+// error would make the platform redeliver it forever), and an error when
+// the input could not be stored now (the platform should retry). Safe for
+// concurrent use.
 func (e *Engine) Handle(ctx context.Context, in botgw.Inbound) error {
-	if in.Kind == "" {
-		in.Kind = botgw.KindText
-	}
-	if in.At.IsZero() {
-		in.At = e.now()
-	}
+	in = e.normalize(in)
 	err := e.deps.Store.Append(ctx, in)
 	e.deps.Hooks.inbound(in, err)
 	switch {
 	case errors.Is(err, botgw.ErrDuplicate):
+		return nil
+	case errors.Is(err, botgw.ErrInvalidInput):
+		e.log.Warn("input that can never be stored: acknowledged and ignored",
+			"channel", in.Chat.Channel, "chat", in.Chat, "reason", invalidReason(in))
 		return nil
 	case err != nil:
 		return fmt.Errorf("accept %s: %w", in.Chat, err)

@@ -53,6 +53,8 @@ func (h Hooks) inbound(in botgw.Inbound, err error) {
 	switch {
 	case errors.Is(err, botgw.ErrDuplicate):
 		outcome = "duplicate"
+	case errors.Is(err, botgw.ErrInvalidInput):
+		outcome = "ignored"
 	case err != nil:
 		outcome = "error"
 	}

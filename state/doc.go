@@ -27,6 +27,12 @@
 // when the chat is idle. The 16 shards spread the queue over cluster slots.
 //
 //	<prefix>:once:{<name>}     Once keys, SET NX PX
+//	<prefix>:ready:{<n>}       Writable's probe, in the slot of work shard n, PX 10s
+//
+// On a single node Append writes the input and the work mark in one script,
+// so an error means nothing was stored. On a cluster the mark goes second;
+// Repair (every RepairInterval, RunRepair) marks chats that have pending
+// input or an outbox but no mark.
 //
 // Scripts (lua/*.lua) are loaded when the store opens and run with EVALSHA;
 // times are passed in from Go, never read from the server's clock.

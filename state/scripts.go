@@ -25,6 +25,8 @@ var (
 	releaseSrc string
 	//go:embed lua/claim.lua
 	claimSrc string
+	//go:embed lua/progress.lua
+	progressSrc string
 )
 
 var (
@@ -36,10 +38,11 @@ var (
 	renewScript     = redis.NewScript(renewSrc)
 	releaseScript   = redis.NewScript(releaseSrc)
 	claimScript     = redis.NewScript(claimSrc)
+	progressScript  = redis.NewScript(progressSrc)
 
 	allScripts = []*redis.Script{
 		appendScript, beginScript, commitScript, deliveredScript,
-		finishScript, renewScript, releaseScript, claimScript,
+		finishScript, renewScript, releaseScript, claimScript, progressScript,
 	}
 )
 

@@ -25,6 +25,9 @@ func runSuite(t *testing.T, newH newHarness) {
 		run  func(t *testing.T, h *harness)
 	}{
 		{"AppendDeduplicates", testAppendDeduplicates},
+		{"AppendAllOrNothing", testAppendAllOrNothing},
+		{"RepairMarksOrphans", testRepairMarksOrphans},
+		{"Writable", testWritable},
 		{"BeginLeases", testBeginLeases},
 		{"LeaseExpires", testLeaseExpires},
 		{"CommitConflict", testCommitConflict},
@@ -32,6 +35,7 @@ func runSuite(t *testing.T, newH newHarness) {
 		{"CommitConsumesHead", testCommitConsumesHead},
 		{"CommitDeletesState", testCommitDeletesState},
 		{"Delivered", testDelivered},
+		{"Progress", testProgress},
 		{"FinishDelivered", testFinishDelivered},
 		{"FinishIdle", testFinishIdle},
 		{"FinishMore", testFinishMore},

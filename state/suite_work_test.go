@@ -227,3 +227,24 @@ func testBacklog(t *testing.T, h *harness) {
 		t.Errorf("Backlog once workers claimed the chats = %+v, %v; want nothing due", b, err)
 	}
 }
+
+func testProgress(t *testing.T, h *harness) {
+	k := chat("progress")
+	snap := mustBegin(t, h, k, "")
+	out := []botgw.Outbound{
+		{Chat: k, ID: "r1", Text: "one"},
+		{Chat: k, ID: "r2", Text: "a/b «two» \"quoted\"", Meta: map[string]string{"reply_to": "m1"}},
+	}
+	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Blob: []byte("s"), TTL: time.Hour, Outbox: out})
+	for _, id := range []string{"r2", "unknown"} {
+		if err := h.s.Progress(t.Context(), k, id, 2); err != nil {
+			t.Fatalf("Progress(%s): %v", id, err)
+		}
+	}
+	got := mustBegin(t, h, k, snap.Lease).Outbox
+	want := []botgw.Outbound{out[0], out[1]}
+	want[1].Sent = 2
+	if len(got) != 2 || got[0].Sent != 0 || got[1].Sent != 2 || got[1].Text != want[1].Text || got[1].Meta["reply_to"] != "m1" {
+		t.Errorf("outbox after Progress(r2, 2) = %+v, want %+v", got, want)
+	}
+}

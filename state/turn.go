@@ -10,35 +10,49 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
-	"github.com/redis/go-redis/v9"
 )
 
 // Append stores in at the tail of its chat's pending list and marks the chat
 // as having work. The work mark is added only when absent (ZADD NX): a chat
 // under a steady stream of input still becomes due one visibility timeout
 // after its first unhandled message. An empty in.ID is not deduplicated.
+//
+// Append returns nil exactly when the input is durable. On a single node
+// the input and its mark are one script, so an error means nothing was
+// stored. On a cluster the mark lives in another slot and goes second; if
+// it fails the input is stored all the same (nil, logged), and Repair
+// gives the chat its mark back. Input that can never be stored (a chat
+// key or a field that does not encode) is botgw.ErrInvalidInput.
 func (s *Store) Append(ctx context.Context, in botgw.Inbound) error {
 	ks, err := s.keys(in.Chat)
 	if err != nil {
-		return fmt.Errorf("append to chat %s: %w", in.Chat, err)
+		return fmt.Errorf("append to chat %s: %w: %w", in.Chat, botgw.ErrInvalidInput, err)
 	}
 	raw, err := json.Marshal(in)
 	if err != nil {
-		return fmt.Errorf("append to chat %s: encode inbound %s: %w", in.Chat, in.ID, err)
+		return fmt.Errorf("append to chat %s: encode inbound %s: %w: %w", in.Chat, in.ID, botgw.ErrInvalidInput, err)
 	}
 	now := s.nowMs()
-	var stored *redis.Cmd
-	err = s.ordered(ctx,
-		func(p redis.Pipeliner) {
-			stored = appendScript.EvalSha(ctx, p, []string{ks.seen, ks.pending},
-				in.ID, now, ms(s.opts.DedupeTTL), raw)
-		},
-		func(p redis.Pipeliner) { s.markNX(ctx, p, ks, now) },
-	)
-	if err != nil {
-		return fmt.Errorf("append to chat %s: %w", in.Chat, err)
+	args := []any{in.ID, now, ms(s.opts.DedupeTTL), raw, now + ms(s.opts.Visibility), ks.member}
+	if !s.cluster {
+		n, err := appendScript.Run(ctx, s.c, []string{ks.seen, ks.pending, ks.work}, args...).Int()
+		return appended(in, n, err)
 	}
-	if n, _ := stored.Int(); n == 0 {
+	n, err := appendScript.Run(ctx, s.c, []string{ks.seen, ks.pending}, args...).Int()
+	if err == nil {
+		if merr := s.markNX(ctx, ks, now+ms(s.opts.Visibility)); merr != nil {
+			s.log.Warn("input stored without its work mark; the repair scan restores it", "chat", in.Chat, "err", merr)
+		}
+	}
+	return appended(in, n, err)
+}
+
+// appended turns the append script's answer into Append's error.
+func appended(in botgw.Inbound, n int, err error) error {
+	switch {
+	case err != nil:
+		return fmt.Errorf("append to chat %s: %w", in.Chat, err)
+	case n == 0:
 		return fmt.Errorf("append inbound %s to chat %s: %w", in.ID, in.Chat, botgw.ErrDuplicate)
 	}
 	return nil
@@ -190,6 +204,20 @@ func (s *Store) Delivered(ctx context.Context, k botgw.ChatKey, _ string, ids ..
 	}
 	if err := deliveredScript.Run(ctx, s.c, []string{ks.outbox}, stringsToAny(ids)...).Err(); err != nil {
 		return fmt.Errorf("mark outbound %v of chat %s delivered: %w", ids, k, err)
+	}
+	return nil
+}
+
+// Progress records that the platform took the first sent parts of the
+// split outbox entry id. Like Delivered it does not check the lease: the
+// parts reached the channel whoever holds the chat now.
+func (s *Store) Progress(ctx context.Context, k botgw.ChatKey, id string, sent int) error {
+	ks, err := s.keys(k)
+	if err != nil {
+		return fmt.Errorf("record progress of outbound %s of chat %s: %w", id, k, err)
+	}
+	if err := progressScript.Run(ctx, s.c, []string{ks.outbox}, id, sent).Err(); err != nil {
+		return fmt.Errorf("record progress of outbound %s of chat %s: %w", id, k, err)
 	}
 	return nil
 }

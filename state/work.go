@@ -18,9 +18,10 @@ import (
 // visibility timeout). Append adds it, Due claims and re-hides it, Finish
 // clears it once the chat is idle.
 
-// markNX queues a work mark unless the chat already has one.
-func (s *Store) markNX(ctx context.Context, p redis.Pipeliner, ks chatKeys, now int64) {
-	p.ZAddNX(ctx, ks.work, redis.Z{Score: float64(now + ms(s.opts.Visibility)), Member: ks.member})
+// markNX sets the chat's work mark to become due at unix ms due, unless
+// the chat already has one.
+func (s *Store) markNX(ctx context.Context, ks chatKeys, due int64) error {
+	return s.c.ZAddNX(ctx, ks.work, redis.Z{Score: float64(due), Member: ks.member}).Err()
 }
 
 // mark sets the chat's work mark to become due at unix ms due.
@@ -38,9 +39,10 @@ func (s *Store) mark(ctx context.Context, ks chatKeys, due int64) error {
 // before the script and put back after it when needed. No input is
 // stranded without a mark: Append pushes the input before it adds the
 // mark, and Finish removes the mark before its script looks at the pending
-// list; both go through ordered, which keeps that order. If the input
-// landed first, the script sees it and keeps the chat; if not, the
-// ingress's mark comes after the removal and stays.
+// list (through ordered, which keeps that order). If the input landed
+// first, the script sees it and keeps the chat; if not, the ingress's mark
+// comes after the removal and stays. (If the ingress's mark fails, or its
+// replica dies between the two, Repair puts it back.)
 func (s *Store) Finish(ctx context.Context, k botgw.ChatKey, lease string, delivered []string) (bool, error) {
 	ks, err := s.keys(k)
 	if err != nil {

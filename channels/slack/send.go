@@ -29,7 +29,8 @@ const (
 
 // Send posts m as mrkdwn into its chat's channel and thread, split into parts
 // of at most 4,000 characters, in order. If a part fails, a later Send of the
-// same reply (same ID) resumes after the parts already posted.
+// same reply (same ID) resumes after the parts already posted (m.Sent, as
+// recorded in the outbox from the error's Sent, or this process's memory).
 func (a *adapter) Send(ctx context.Context, m botgw.Outbound) error {
 	to, ok := target(m.Chat)
 	if !ok {
@@ -37,9 +38,11 @@ func (a *adapter) Send(ctx context.Context, m botgw.Outbound) error {
 			Err: fmt.Errorf("chat %s: not a slack chat", m.Chat)}
 	}
 	parts := split(m.Text, partRunes)
-	for i := a.sent.Sent(m.ID); i < len(parts); i++ {
+	for i := max(a.sent.Sent(m.ID), m.Sent); i < len(parts); i++ {
 		if err := a.post(ctx, to, parts[i]); err != nil {
-			return platformError(fmt.Errorf("post part %d of %d to %s: %w", i+1, len(parts), m.Chat, err))
+			pe := platformError(fmt.Errorf("post part %d of %d to %s: %w", i+1, len(parts), m.Chat, err))
+			pe.Sent = i
+			return pe
 		}
 		a.sent.Record(m.ID, (i+1)%len(parts)) // all taken: forget
 	}
@@ -111,7 +114,7 @@ var permanentCodes = []string{
 }
 
 // platformError translates a slack-go error into a *botgw.PlatformError.
-func platformError(err error) error {
+func platformError(err error) *botgw.PlatformError {
 	pe := &botgw.PlatformError{Channel: name, Err: err}
 	if rl, ok := errors.AsType[*slack.RateLimitedError](err); ok {
 		pe.Status, pe.RetryAfter = http.StatusTooManyRequests, rl.RetryAfter

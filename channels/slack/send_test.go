@@ -121,6 +121,33 @@ func TestSendResumesAfterPostedParts(t *testing.T) {
 	}
 }
 
+// The failure says how many parts Slack took; another replica (a fresh
+// adapter) retrying the reply with that count, as the outbox records it,
+// posts only the rest.
+func TestSendRetryOnAnotherReplicaResumesAfterRecordedParts(t *testing.T) {
+	f := newFakeSlack(t)
+	f.failPosts[2] = http.StatusBadGateway // the second part fails once
+	reply := botgw.Outbound{Chat: threadChat, ID: "r1", Text: longReply(10)}
+	err := newTestAdapter(t, f).Send(t.Context(), reply)
+	pe, ok := errors.AsType[*botgw.PlatformError](err)
+	if !ok || pe.Sent != 1 {
+		t.Fatalf("send with part 2 failing = %v, want a PlatformError saying 1 part was taken", err)
+	}
+	reply.Sent = pe.Sent
+	if err := newTestAdapter(t, f).Send(t.Context(), reply); err != nil {
+		t.Fatal(err)
+	}
+	first := 0
+	for _, p := range f.Posts() {
+		if strings.Contains(p.Form.Get("text"), "Part 1:") {
+			first++
+		}
+	}
+	if first != 1 {
+		t.Errorf("the first part was posted %d times, want once", first)
+	}
+}
+
 func TestSendToDirectMessageHasNoThread(t *testing.T) {
 	f := newFakeSlack(t)
 	ch := newTestAdapter(t, f)

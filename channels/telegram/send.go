@@ -51,15 +51,16 @@ func parseTarget(k botgw.ChatKey) (target, error) {
 // Send delivers m as one or more messages in order: Markdown converted to
 // Telegram HTML, split to Telegram's limit, paced per chat. In groups the
 // first message replies to the message that started the turn. Failures are
-// *botgw.PlatformError; when the engine retries m, parts Telegram already
-// took are not sent again (within this process).
+// *botgw.PlatformError saying how many parts Telegram took; when the engine
+// retries m, those parts are not sent again (m.Sent, recorded in the
+// outbox, or this process's memory of them).
 func (a *adapter) Send(ctx context.Context, m botgw.Outbound) error {
 	t, err := parseTarget(m.Chat)
 	if err != nil {
 		return &botgw.PlatformError{Channel: Name, Permanent: true, Err: err}
 	}
 	chunks := render(m.Text)
-	start := a.progress.Sent(m.ID)
+	start := max(a.progress.Sent(m.ID), m.Sent)
 	if start == 0 && m.Meta[metaChatType] != string(models.ChatTypePrivate) {
 		t.replyTo, _ = strconv.Atoi(m.Meta[metaMessageID])
 	}
@@ -69,7 +70,9 @@ func (a *adapter) Send(ctx context.Context, m botgw.Outbound) error {
 		}
 		if err := a.sendChunk(ctx, t, chunks[i]); err != nil {
 			a.progress.Record(m.ID, i)
-			return platformError(fmt.Errorf("part %d of %d to %s: %w", i+1, len(chunks), m.Chat, err))
+			pe := platformError(fmt.Errorf("part %d of %d to %s: %w", i+1, len(chunks), m.Chat, err))
+			pe.Sent = i
+			return pe
 		}
 		t.replyTo = 0
 	}

@@ -230,3 +230,28 @@ func TestSendRetryResumesAfterSentParts(t *testing.T) {
 		}
 	}
 }
+
+// The failure says how many parts Telegram took, and another replica (a
+// fresh adapter) retrying the reply with that count recorded in the outbox
+// sends only the rest.
+func TestSendRetryOnAnotherReplicaResumesAfterRecordedParts(t *testing.T) {
+	first := newTestAdapter(t, Config{}, "")
+	text, _ := longReply()
+	out := botgw.Outbound{Chat: botgw.ChatKey{Channel: Name, ID: "123456789"}, ID: "r1", Text: text}
+	first.api.script("sendMessage", reply{200, `{"ok":true,"result":{"message_id":1,"date":1732270000,"chat":{"id":123456789,"type":"private"},"text":"x"}}`},
+		reply{502, `{"ok":false,"error_code":502,"description":"Bad Gateway"}`})
+	err := first.ch.Send(t.Context(), out)
+	pe, ok := errors.AsType[*botgw.PlatformError](err)
+	if !ok || pe.Sent != 1 {
+		t.Fatalf("Send with part 2 failing = %v, want a PlatformError saying 1 part was taken", err)
+	}
+	other := newTestAdapter(t, Config{}, "")
+	out.Sent = pe.Sent
+	if err := other.ch.Send(t.Context(), out); err != nil {
+		t.Fatalf("retry on the other replica: %v", err)
+	}
+	sent, chunks := other.api.callsTo("sendMessage"), render(text)
+	if len(sent) != 2 || sent[0].params["text"] != chunks[1].html || sent[1].params["text"] != chunks[2].html {
+		t.Errorf("the other replica sent %d parts, want parts 2 and 3 only", len(sent))
+	}
+}

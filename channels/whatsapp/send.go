@@ -45,7 +45,7 @@ func (a *Adapter) Send(ctx context.Context, m botgw.Outbound) error {
 		return &botgw.PlatformError{Channel: Name, RetryAfter: wait, Err: err}
 	}
 	parts := parts(m.Text)
-	for i := a.progress.Sent(m.ID); i < len(parts); i++ {
+	for i := max(a.progress.Sent(m.ID), m.Sent); i < len(parts); i++ {
 		msg := &waE2E.Message{Conversation: proto.String(parts[i])}
 		if err := a.sendPart(ctx, cli, to, msg, messageID(m, i)); err != nil {
 			a.progress.Record(m.ID, i)
@@ -60,7 +60,7 @@ func (a *Adapter) Send(ctx context.Context, m botgw.Outbound) error {
 // what WhatsApp refused, RetryAfter (and a pause of every send from this
 // number) for a rate-over-limit.
 func (a *Adapter) sendError(chat botgw.ChatKey, i, n int, err error) error {
-	pe := &botgw.PlatformError{Channel: Name, Permanent: permanent(err),
+	pe := &botgw.PlatformError{Channel: Name, Permanent: permanent(err), Sent: i,
 		Err: fmt.Errorf("part %d of %d to %s: %w", i+1, n, chat, err)}
 	if errors.Is(err, whatsmeow.ErrIQRateOverLimit) {
 		pe.RetryAfter = a.limited.pause(a.tm.rateLimitPause)

@@ -20,6 +20,7 @@ type scenario struct {
 	llm      *faultLLM
 	api      *fakeBotAPI
 	replicas []*replica
+	prefix   string // the replicas' redis.key_prefix
 }
 
 // redisTarget is where a scenario's replicas keep their state.
@@ -47,6 +48,7 @@ func newScenario(t *testing.T, target redisTarget, n int) *scenario {
 	botAPI := httptest.NewServer(sc.api)
 	t.Cleanup(botAPI.Close)
 	prefix := "botgwfault-" + randomSuffix()
+	sc.prefix = prefix
 	if target.shared != nil {
 		cleanRedis(t, target.shared, prefix+":*")
 	}

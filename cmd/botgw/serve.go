@@ -76,6 +76,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, onListen func(net.
 	defer fail(nil)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return gw.engine.Run(gctx) })
+	g.Go(func() error { gw.store.RunRepair(gctx); return nil })
 	g.Go(func() error { return gw.server.Serve(gctx, cfg.Listen, 5*time.Second, onListen) })
 	ls := startListeners(ctx, gw.channels.all, gw.engine.Handle, fail, log)
 	for _, ch := range gw.channels.all {
@@ -240,10 +241,11 @@ func (gw *gateway) watchChannels(m *metrics.Metrics) {
 // undecryptable messages, forced reconnects…), exported as metrics.
 type eventCounter interface{ EventCounts() map[string]uint64 }
 
-// checks are the readiness probes: Redis, and every channel that reports
-// its health.
+// checks are the readiness probes: Redis taking writes (a Redis that
+// answers but refuses them, out of memory, cannot store input), and every
+// channel that reports its health.
 func (gw *gateway) checks() map[string]webhooks.Check {
-	c := map[string]webhooks.Check{"redis": gw.store.Ping}
+	c := map[string]webhooks.Check{"redis": gw.store.Writable}
 	for _, ch := range gw.channels.all {
 		if h, ok := ch.(botgw.Health); ok {
 			c[ch.Name()] = func(context.Context) error { return h.Health() }

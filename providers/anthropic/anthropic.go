@@ -91,9 +91,9 @@ func clientOptions(cfg Config) []option.RequestOption {
 	}
 	opts := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(),
-		option.WithHTTPClient(vendor.HTTPClient(cfg.Observe)),
+		option.WithHTTPClient(vendor.HTTPClient(cfg.Observe, cfg.Timeout)),
 		option.WithMaxRetries(retries),
-		option.WithRequestTimeout(cfg.Timeout),
+		option.WithRequestTimeout(vendor.SDKTimeout(cfg.Timeout)), // a backstop: the client's own ends each attempt first
 	}
 	if cfg.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(cfg.APIKey))

@@ -98,10 +98,10 @@ func clientOptions(cfg Config, base string) []option.RequestOption {
 		retries = 0
 	}
 	opts := []option.RequestOption{
-		option.WithHTTPClient(vendor.HTTPClient(cfg.Observe)),
+		option.WithHTTPClient(vendor.HTTPClient(cfg.Observe, cfg.Timeout)),
 		option.WithBaseURL(base),
 		option.WithMaxRetries(retries),
-		option.WithRequestTimeout(cfg.Timeout),
+		option.WithRequestTimeout(vendor.SDKTimeout(cfg.Timeout)), // a backstop: the client's own ends each attempt first
 	}
 	if cfg.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(cfg.APIKey))

@@ -230,6 +230,28 @@ func TestAttemptTimeout(t *testing.T) {
 	}
 }
 
+// A model that stalls past the attempt timeout is asked again, as
+// max_retries promises for timeouts, within the turn's deadline.
+func TestAttemptTimeoutIsRetried(t *testing.T) {
+	api := newFakeOpenAI(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		if n == 0 {
+			<-r.Context().Done() // the first attempt never gets an answer
+			return
+		}
+		writeJSON(w, 200, completion("second time lucky", ""))
+	})
+	p := api.provider(t, func(c *openai.Config) { c.Timeout = 200 * time.Millisecond; c.MaxRetries = 2 })
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second) // the turn's deadline
+	defer cancel()
+	reply, err := p.Complete(ctx, botgw.Request{Messages: []botgw.Message{msg("user", "hi")}})
+	if err != nil || reply.Text != "second time lucky" {
+		t.Fatalf("reply = %+v, %v; want the answer of the retry after the timed-out attempt", reply, err)
+	}
+	if n := len(api.Calls()); n != 2 {
+		t.Errorf("server saw %d requests, want 2", n)
+	}
+}
+
 func TestEnvironmentIsIgnored(t *testing.T) {
 	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
 	t.Setenv("OPENAI_API_KEY", "sk-from-env")

@@ -3,6 +3,10 @@
 package vendor
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"time"
@@ -55,17 +59,60 @@ type Observer func(status int, retry bool)
 
 // HTTPClient is the SDKs' HTTP client: net/http's default transport
 // (proxy from the environment, HTTP/2, dial and TLS timeouts) keeping up
-// to maxIdlePerHost idle connections per host, reporting each attempt to
-// observe when it is set. Request timeouts are the SDKs' own
-// (option.WithRequestTimeout).
-func HTTPClient(observe Observer) *http.Client {
+// to maxIdlePerHost idle connections per host, ending each attempt after
+// attempt (0: no limit), and reporting each attempt to observe when it is
+// set.
+//
+// The attempt timeout lives here, not in the SDKs' WithRequestTimeout:
+// openai-go gives up without retrying when its own per-attempt context
+// expires, while a transport error (which this timeout is to it) is
+// retried with backoff like a 5xx, as max_retries promises. Both SDKs get
+// a longer request timeout (SDKTimeout), so this one ends the attempt
+// first and they behave alike.
+func HTTPClient(observe Observer, attempt time.Duration) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = maxIdlePerHost
 	t.MaxIdleConns = 2 * maxIdlePerHost
-	if observe == nil {
-		return &http.Client{Transport: t}
+	var rt http.RoundTripper = t
+	if observe != nil {
+		rt = observed{next: rt, observe: observe}
 	}
-	return &http.Client{Transport: observed{next: t, observe: observe}}
+	if attempt > 0 {
+		rt = attemptTimeout{next: rt, d: attempt}
+	}
+	return &http.Client{Transport: rt}
+}
+
+// attemptTimeout ends one HTTP attempt, body included, after d.
+type attemptTimeout struct {
+	next http.RoundTripper
+	d    time.Duration
+}
+
+func (a attemptTimeout) RoundTrip(r *http.Request) (*http.Response, error) {
+	ctx, cancel := context.WithTimeout(r.Context(), a.d)
+	res, err := a.next.RoundTrip(r.WithContext(ctx))
+	if err != nil {
+		cancel()
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) && r.Context().Err() == nil {
+			err = fmt.Errorf("no answer within the %s attempt timeout: %w", a.d, context.DeadlineExceeded)
+		}
+		return nil, err
+	}
+	res.Body = cancelOnClose{ReadCloser: res.Body, cancel: cancel}
+	return res, nil
+}
+
+// cancelOnClose ends an attempt's context once its body is closed.
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (c cancelOnClose) Close() error {
+	err := c.ReadCloser.Close()
+	c.cancel()
+	return err
 }
 
 // observed reports each round trip. Both SDKs number their attempts in
@@ -84,4 +131,12 @@ func (o observed) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	o.observe(status, retry != "" && retry != "0")
 	return res, err
+}
+
+// SDKTimeout is the request timeout to give an SDK whose client is
+// HTTPClient(observe, attempt): long enough that the client's own timeout
+// always ends an attempt first (so it is retried), and set at all because
+// the Anthropic SDK refuses large non-streaming requests without one.
+func SDKTimeout(attempt time.Duration) time.Duration {
+	return 2*attempt + time.Second
 }

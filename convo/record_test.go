@@ -1,0 +1,156 @@
+package convo
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/providers/fake"
+)
+
+var errRedisAway = errors.New("redis: connection refused")
+
+// awayStore is one replica's view of a Redis that can go away: while away
+// is set every call that writes fails, as on a stopped server.
+type awayStore struct {
+	botgw.Store
+	away atomic.Bool
+}
+
+func (s *awayStore) fail() error {
+	if s.away.Load() {
+		return errRedisAway
+	}
+	return nil
+}
+
+func (s *awayStore) Finish(ctx context.Context, k botgw.ChatKey, lease string, ids []string) (bool, error) {
+	if err := s.fail(); err != nil {
+		return false, err
+	}
+	return s.Store.Finish(ctx, k, lease, ids)
+}
+
+func (s *awayStore) Delivered(ctx context.Context, k botgw.ChatKey, lease string, ids ...string) error {
+	if err := s.fail(); err != nil {
+		return err
+	}
+	return s.Store.Delivered(ctx, k, lease, ids...)
+}
+
+func (s *awayStore) Renew(ctx context.Context, k botgw.ChatKey, lease string) error {
+	if err := s.fail(); err != nil {
+		return err
+	}
+	return s.Store.Renew(ctx, k, lease)
+}
+
+func (s *awayStore) Due(ctx context.Context, n int) ([]botgw.ChatKey, error) {
+	if err := s.fail(); err != nil {
+		return nil, err
+	}
+	return s.Store.Due(ctx, n)
+}
+
+// takeoverStore tells when its replica took a chat that has a reply
+// waiting, and when it finished a turn.
+type takeoverStore struct {
+	botgw.Store
+	tookOver, finished chan struct{}
+}
+
+func (s *takeoverStore) Finish(ctx context.Context, k botgw.ChatKey, lease string, ids []string) (bool, error) {
+	more, err := s.Store.Finish(ctx, k, lease, ids)
+	select {
+	case s.finished <- struct{}{}:
+	default:
+	}
+	return more, err
+}
+
+func (s *takeoverStore) Begin(ctx context.Context, k botgw.ChatKey, lease string) (botgw.Snapshot, error) {
+	snap, err := s.Store.Begin(ctx, k, lease)
+	if err == nil && lease == "" && len(snap.Outbox) > 0 {
+		select {
+		case s.tookOver <- struct{}{}:
+		default:
+		}
+	}
+	return snap, err
+}
+
+// outageAfterSend is a channel after whose first send Redis goes away for
+// its replica: the reply reached the platform, recording it fails.
+type outageAfterSend struct {
+	botgw.Channel
+	store *awayStore
+}
+
+func (c outageAfterSend) Send(ctx context.Context, m botgw.Outbound) error {
+	err := c.Channel.Send(ctx, m)
+	c.store.away.Store(true)
+	return err
+}
+
+// A reply is sent, then Redis goes away before its removal from the
+// outbox; the lease expires meanwhile and another replica takes the chat
+// as soon as Redis is back. The reply reaches the player once: the first
+// replica records it when Redis returns, and the second waits for that.
+func TestDeliveredReplyIsRecordedAfterARedisOutage(t *testing.T) {
+	stores := openShared(t, 2, fastStore) // lease 1s
+	flaky := &awayStore{Store: stores[0]}
+	a := newRig(t, flaky, fake.New(), Config{TakeoverGrace: time.Second})
+	a.eng.deps.Channels["test"] = outageAfterSend{Channel: a.ch, store: flaky}
+
+	a.say(t, testChat, "1", "hello")
+	a.ch.Wait(t, 1, 5*time.Second)
+
+	other := &takeoverStore{Store: stores[1], tookOver: make(chan struct{}, 1), finished: make(chan struct{}, 1)}
+	b := newRig(t, other, fake.New(), Config{TakeoverGrace: time.Second})
+	select {
+	case <-other.tookOver: // a's lease expired; b holds the chat, the reply still waiting
+	case <-time.After(10 * time.Second):
+		t.Fatal("the other replica did not take the chat over")
+	}
+	flaky.away.Store(false) // Redis is back for a
+	select {
+	case <-other.finished: // b is done with the chat
+	case <-time.After(10 * time.Second):
+		t.Fatal("the other replica did not finish the chat")
+	}
+	if info, err := stores[1].Info(context.Background(), testChat); err != nil || info.Outbox != 0 {
+		t.Errorf("after both replicas are done: %+v, %v; want an empty outbox", info, err)
+	}
+	if n := len(a.ch.Sent()) + len(b.ch.Sent()); n != 1 {
+		t.Errorf("the reply was sent %d times, want once", n)
+	}
+}
+
+// partFails is a platform that takes the first part of every reply and
+// then fails.
+type partFails struct{ botgw.Channel }
+
+func (partFails) Send(context.Context, botgw.Outbound) error {
+	return &botgw.PlatformError{Channel: "test", Status: 502, Sent: 1, Err: errors.New("bad gateway after part 1")}
+}
+
+// The parts of a split reply the platform took are recorded in the outbox,
+// so the replica that retries the reply resumes after them.
+func TestSplitReplyProgressSurvivesTheReplica(t *testing.T) {
+	stores := openShared(t, 2, fastStore)
+	a := newRig(t, stores[0], fake.New(), Config{TakeoverGrace: 100 * time.Millisecond})
+	a.eng.deps.Channels["test"] = partFails{a.ch}
+	a.say(t, testChat, "1", "hello")
+	waitFor(t, func() bool { return strings.Contains(a.logs.String(), "kept in the outbox") })
+	a.stop()
+
+	b := newRig(t, stores[1], fake.New(), Config{TakeoverGrace: 100 * time.Millisecond})
+	sent := b.ch.Wait(t, 1, 10*time.Second)
+	if sent[0].ID != "re-1" || sent[0].Sent != 1 {
+		t.Errorf("the other replica sent %+v, want re-1 resuming after the 1 part taken", sent[0])
+	}
+}
