@@ -1,6 +1,7 @@
 package state
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -21,6 +22,7 @@ func TestFormatCompat(t *testing.T) {
 			t.Run("FinishDeliveredNotAtHead", func(t *testing.T) { testFinishNotAtHead(t, newH(t, suiteOpts)) })
 			t.Run("StateOfPreviousRelease", func(t *testing.T) { testPreviousReleaseState(t, newH(t, suiteOpts)) })
 			t.Run("FinishNextReads", func(t *testing.T) { testFinishNextReads(t, newH(t, suiteOpts)) })
+			t.Run("DedupeTrimmedLazily", func(t *testing.T) { testDedupeTrimmedLazily(t, newH(t, suiteOpts)) })
 			t.Run("ExpiryKeptOrDropped", func(t *testing.T) { testExpiryKeptOrDropped(t, newH(t, suiteOpts)) })
 		})
 	}
@@ -126,5 +128,25 @@ func testFinishNextReads(t *testing.T, h *harness) {
 	}
 	if got := mustBegin(t, h, k, ""); got.Lease == next.Lease {
 		t.Errorf("lease after FinishNext on an idle chat = the old one; want it released")
+	}
+}
+
+// testDedupeTrimmedLazily: ids older than the dedupe window leave the seen
+// zset within trimEvery appends, and are accepted again meanwhile.
+func testDedupeTrimmedLazily(t *testing.T, h *harness) {
+	k := chat("trim")
+	ks, _ := h.s.keys(k)
+	mustAppend(t, h, text(k, "old", "first"))
+	h.advance(suiteOpts.DedupeTTL + 100*time.Millisecond)
+	mustAppend(t, h, text(k, "old", "the same id past the window"))
+	for i := range trimEvery {
+		mustAppend(t, h, text(k, fmt.Sprint("new", i), "more"))
+	}
+	h.advance(suiteOpts.DedupeTTL + 100*time.Millisecond)
+	for i := range trimEvery {
+		mustAppend(t, h, text(k, fmt.Sprint("newer", i), "more"))
+	}
+	if n := h.s.c.ZCard(t.Context(), ks.seen).Val(); n != trimEvery {
+		t.Errorf("seen ids after %d appends past the window = %d, want only those %d", trimEvery, n, trimEvery)
 	}
 }
