@@ -53,23 +53,6 @@ local function removeDelivered(key, n)
   end
 end
 
--- readNext is begin.lua's read, for the turn that follows.
-local function readNext()
-  local st = redis.call('HMGET', KEYS[4], 'v', 'b', 'e')
-  local expiry = st[3]
-  if st[1] and not expiry then
-    expiry = redis.call('PTTL', KEYS[4])
-  end
-  return {
-    1,
-    st[1] or '',
-    st[2] or '',
-    expiry or '0',
-    redis.call('LRANGE', KEYS[2], 0, tonumber(ARGV[5]) - 1),
-    redis.call('LRANGE', KEYS[3], 0, -1),
-  }
-end
-
 -- Delivered replies go whoever holds the lease now: they reached the
 -- channel, and leaving them would make the holder send them again.
 local n = tonumber(ARGV[6])
@@ -79,18 +62,35 @@ end
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then
   return -1
 end
-if redis.call('LLEN', KEYS[2]) > 0 or redis.call('LLEN', KEYS[3]) > 0 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+local read = tonumber(ARGV[5])
+local pending, outbox
+local more
+if read > 0 then
+  -- The lists the next turn reads tell whether work remains.
+  pending = redis.call('LRANGE', KEYS[2], 0, read - 1)
+  outbox = redis.call('LRANGE', KEYS[3], 0, -1)
+  more = #pending > 0 or #outbox > 0
+else
+  more = redis.call('LLEN', KEYS[2]) > 0 or redis.call('LLEN', KEYS[3]) > 0
+end
+if not more then
+  redis.call('DEL', KEYS[1])
   if KEYS[5] then
-    redis.call('ZADD', KEYS[5], ARGV[3], ARGV[4])
+    redis.call('ZREM', KEYS[5], ARGV[4])
   end
-  if tonumber(ARGV[5]) > 0 then
-    return readNext()
-  end
+  return 0
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+if KEYS[5] then
+  redis.call('ZADD', KEYS[5], ARGV[3], ARGV[4])
+end
+if read == 0 then
   return 1
 end
-redis.call('DEL', KEYS[1])
-if KEYS[5] then
-  redis.call('ZREM', KEYS[5], ARGV[4])
+-- The rest of begin.lua's read, for the turn that follows.
+local st = redis.call('HMGET', KEYS[4], 'v', 'b', 'e')
+local expiry = st[3]
+if st[1] and not expiry then
+  expiry = redis.call('PTTL', KEYS[4])
 end
-return 0
+return {1, st[1] or '', st[2] or '', expiry or '0', pending, outbox}
