@@ -119,15 +119,11 @@ func (p *Provider) Complete(ctx context.Context, req botgw.Request) (botgw.Reply
 	if err != nil {
 		return botgw.Reply{}, fmt.Errorf("%s request: %w", p.id, err)
 	}
-	res, err := p.completion.New(ctx, params)
-	if err != nil {
+	var body []byte
+	if _, err := p.completion.New(ctx, params, option.WithResponseBodyInto(&body)); err != nil {
 		return botgw.Reply{}, p.providerError(ctx, err)
 	}
-	if len(res.Choices) == 0 {
-		return botgw.Reply{}, &botgw.ProviderError{Provider: p.id, Code: "empty_response",
-			Err: errors.New("response has no choices")}
-	}
-	return p.reply(res), nil
+	return p.parseReply(body)
 }
 
 func (p *Provider) params(req botgw.Request) (sdk.ChatCompletionNewParams, error) {
@@ -152,26 +148,3 @@ func (p *Provider) params(req botgw.Request) (sdk.ChatCompletionNewParams, error
 	return params, nil
 }
 
-func (p *Provider) reply(res *sdk.ChatCompletion) botgw.Reply {
-	msg := res.Choices[0].Message
-	r := botgw.Reply{
-		Text:     msg.Content,
-		Provider: p.id,
-		Usage: botgw.Usage{
-			InputTokens:  int(res.Usage.PromptTokens),
-			OutputTokens: int(res.Usage.CompletionTokens),
-		},
-	}
-	if r.Text == "" {
-		r.Text = msg.Refusal
-	}
-	for _, tc := range msg.ToolCalls {
-		if tc.Type != "" && tc.Type != "function" {
-			continue // custom tools are never offered
-		}
-		r.ToolCalls = append(r.ToolCalls, botgw.ToolCall{
-			ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments,
-		})
-	}
-	return r
-}

@@ -60,7 +60,7 @@ type fakeOpenAI struct {
 	calls []apiCall
 }
 
-func newFakeOpenAI(t *testing.T, respond func(n int, w http.ResponseWriter, r *http.Request)) *fakeOpenAI {
+func newFakeOpenAI(t testing.TB, respond func(n int, w http.ResponseWriter, r *http.Request)) *fakeOpenAI {
 	t.Helper()
 	f := &fakeOpenAI{}
 	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -89,7 +89,7 @@ func (f *fakeOpenAI) Calls() []apiCall {
 	return append([]apiCall(nil), f.calls...)
 }
 
-func (f *fakeOpenAI) provider(t *testing.T, edit func(*openai.Config)) *openai.Provider {
+func (f *fakeOpenAI) provider(t testing.TB, edit func(*openai.Config)) *openai.Provider {
 	t.Helper()
 	cfg := openai.Config{BaseURL: f.URL + "/v1", APIKey: "sk-test", Model: "gpt-4o-mini"}
 	if edit != nil {
