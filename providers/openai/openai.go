@@ -147,4 +147,3 @@ func (p *Provider) params(req botgw.Request) (sdk.ChatCompletionNewParams, error
 	}
 	return params, nil
 }
-
