@@ -18,5 +18,7 @@ EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
   CMD ["/usr/local/bin/botgw", "health", "-url", "http://127.0.0.1:8080/healthz"]
 # Mount a config and point BOTGW_CONFIG at it; set redis.url for durability.
+# Without one the web chat stays off (0.0.0.0 is not loopback): it needs
+# channels.web.allowed_origins or channels.web.token (README, "Web chat security").
 ENTRYPOINT ["/usr/local/bin/botgw"]
 CMD ["serve", "-listen", "0.0.0.0:8080"]

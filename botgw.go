@@ -11,8 +11,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // ChatKey names one conversation: the channel and the platform's own
@@ -24,22 +27,60 @@ func (k ChatKey) String() string       { return k.Channel + ":" + k.ID }
 func (k ChatKey) LogValue() slog.Value { return slog.StringValue(k.String()) }
 func (k ChatKey) IsZero() bool         { return k.Channel == "" && k.ID == "" }
 
-// ParseChatKey parses "<channel>:<id>". Both parts must be non-empty and the
-// channel must be lower-case letters and digits.
+// Chat key limits: every route that takes a chat key from outside checks
+// these (ParseChatKey), and adapters check keys built from platform ids
+// (ChatKey.Validate), so no key that cannot be stored gets in.
+const (
+	MaxChannelLen = 32  // bytes of the channel name
+	MaxChatIDLen  = 256 // bytes of the id (with its thread)
+)
+
+// ParseChatKey parses "<channel>:<id>" and validates it (ChatKey.Validate).
 func ParseChatKey(s string) (ChatKey, error) {
 	ch, id, ok := strings.Cut(s, ":")
 	if !ok || ch == "" || id == "" {
-		return ChatKey{}, fmt.Errorf("chat key %q: want <channel>:<id>", s)
+		return ChatKey{}, fmt.Errorf("chat key %s: want <channel>:<id>", quoteShort(s))
 	}
-	for _, r := range ch {
+	k := ChatKey{Channel: ch, ID: id}
+	if err := k.Validate(); err != nil {
+		return ChatKey{}, err
+	}
+	return k, nil
+}
+
+// Validate checks a chat key's shape: a channel of lower-case letters and
+// digits, an id of valid UTF-8 without control characters or braces (the
+// braces delimit Redis Cluster hash tags), each within its length limit.
+func (k ChatKey) Validate() error {
+	switch {
+	case k.Channel == "" || k.ID == "":
+		return fmt.Errorf("chat key %s: want <channel>:<id>", quoteShort(k.String()))
+	case len(k.Channel) > MaxChannelLen:
+		return fmt.Errorf("chat key %s: channel longer than %d bytes", quoteShort(k.String()), MaxChannelLen)
+	case len(k.ID) > MaxChatIDLen:
+		return fmt.Errorf("chat key %s: id longer than %d bytes", quoteShort(k.String()), MaxChatIDLen)
+	case !utf8.ValidString(k.ID):
+		return fmt.Errorf("chat key %s: id is not valid UTF-8", quoteShort(k.String()))
+	}
+	for _, r := range k.Channel {
 		if (r < 'a' || r > 'z') && (r < '0' || r > '9') {
-			return ChatKey{}, fmt.Errorf("chat key %q: channel must be lower-case letters and digits", s)
+			return fmt.Errorf("chat key %s: channel must be lower-case letters and digits", quoteShort(k.String()))
 		}
 	}
-	if strings.ContainsAny(id, "{}\n\r") {
-		return ChatKey{}, fmt.Errorf("chat key %q: id must not contain braces or newlines", s)
+	for _, r := range k.ID {
+		if unicode.IsControl(r) || r == '{' || r == '}' {
+			return fmt.Errorf("chat key %s: id must not contain braces or control characters (newlines, NUL)", quoteShort(k.String()))
+		}
 	}
-	return ChatKey{Channel: ch, ID: id}, nil
+	return nil
+}
+
+// quoteShort quotes s for an error message, cut to 80 bytes.
+func quoteShort(s string) string {
+	if len(s) > 80 {
+		return strconv.Quote(s[:80]) + "…"
+	}
+	return strconv.Quote(s)
 }
 
 func (k ChatKey) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
@@ -124,6 +165,9 @@ type Inbound struct {
 	Text     string    `json:"text,omitempty"`
 	At       time.Time `json:"at,omitzero"`
 	Event    *Event    `json:"event,omitempty"`
+	// Cut is set when Text (or the event's text) was longer than the
+	// gateway's input limit and was cut to it; the user is told.
+	Cut bool `json:"cut,omitempty"`
 	// Meta carries adapter data the adapter needs again when it answers
 	// (a message id to reply to, a sender JID for a read receipt).
 	Meta map[string]string `json:"meta,omitempty"`

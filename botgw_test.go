@@ -3,6 +3,7 @@ package botgw
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -18,7 +19,9 @@ func TestParseChatKey(t *testing.T) {
 			t.Errorf("ParseChatKey(%q) = %v, %v", in, got, err)
 		}
 	}
-	for _, bad := range []string{"", "telegram", ":1", "telegram:", "Tele:1", "web:{x}", "web:a\nb"} {
+	for _, bad := range []string{"", "telegram", ":1", "telegram:", "Tele:1", "web:{x}", "web:a\nb",
+		"web:a\x00b", "web:a\tb", "web:a\x7fb", "web:\xff", "web:" + strings.Repeat("x", MaxChatIDLen+1),
+		strings.Repeat("a", MaxChannelLen+1) + ":1"} {
 		if _, err := ParseChatKey(bad); err == nil {
 			t.Errorf("ParseChatKey(%q) accepted a bad key", bad)
 		}

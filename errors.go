@@ -16,6 +16,10 @@ var (
 	// ErrInvalidInput is input that can never be stored (a chat key or a
 	// field the store cannot hold): retrying cannot help.
 	ErrInvalidInput = errors.New("input cannot be stored")
+	// ErrInvalid: an operator's or API client's request is malformed (a
+	// cursor the store did not hand out, an import that would break the
+	// chat). The error's text names the field; HTTP answers it with 400.
+	ErrInvalid = errors.New("invalid")
 )
 
 // ProviderError is a failed LLM call, translated from the vendor SDK's error.

@@ -155,6 +155,7 @@ func New(cfg Config, deps Deps) (*Engine, error) {
 // concurrent use.
 func (e *Engine) Handle(ctx context.Context, in botgw.Inbound) error {
 	in = e.normalize(in)
+	in = e.cfg.Limits.cut(in)
 	err := e.deps.Store.Append(ctx, in)
 	e.deps.Hooks.inbound(in, err)
 	switch {

@@ -2,7 +2,10 @@ package convo
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/botgw/botgw"
 )
@@ -22,7 +25,17 @@ type Limits struct {
 	TurnsPerMinute int
 	// DailyNotice is the reply past DailyTokens.
 	DailyNotice string
+	// MaxInputChars caps one input's text, in characters, for every
+	// channel: longer text is cut to it before it is stored or sent to the
+	// model, and the user gets CutNotice. Default 8000.
+	MaxInputChars int
+	// CutNotice tells the user their message was cut; "{max}" stands for
+	// MaxInputChars.
+	CutNotice string
 }
+
+// DefaultMaxInputChars is limits.max_input_chars when unset.
+const DefaultMaxInputChars = 8000
 
 const (
 	outcomeDailyLimit = "daily_limit"
@@ -35,6 +48,13 @@ func (l Limits) withDefaults() Limits {
 		l.DailyNotice = "You've chatted a lot today! I need a rest: come back tomorrow and we'll carry on."
 	}
 	l.TurnsPerMinute = min(l.TurnsPerMinute, maxRecords)
+	if l.MaxInputChars <= 0 {
+		l.MaxInputChars = DefaultMaxInputChars
+	}
+	if l.CutNotice == "" {
+		l.CutNotice = "(Your message was too long: I read only its first {max} characters.)"
+	}
+	l.CutNotice = strings.ReplaceAll(l.CutNotice, "{max}", strconv.Itoa(l.MaxInputChars))
 	return l
 }
 
@@ -141,4 +161,34 @@ func (e *Engine) pause(ctx context.Context, d time.Duration) {
 	case <-ctx.Done():
 	case <-t.C:
 	}
+}
+
+// cut shortens input longer than MaxInputChars to it (at a character
+// boundary) and marks it, so the turn can tell the user.
+func (l Limits) cut(in botgw.Inbound) botgw.Inbound {
+	if c, ok := cutText(in.Text, l.MaxInputChars); ok {
+		in.Text, in.Cut = c, true
+	}
+	if in.Event != nil {
+		if c, ok := cutText(in.Event.Text, l.MaxInputChars); ok {
+			ev := *in.Event
+			ev.Text, in.Event, in.Cut = c, &ev, true
+		}
+	}
+	return in
+}
+
+// cutText is s cut to max characters, and whether it had to be cut.
+func cutText(s string, max int) (string, bool) {
+	if len(s) <= max || utf8.RuneCountInString(s) <= max {
+		return s, false
+	}
+	n := 0
+	for i := range s {
+		if n == max {
+			return s[:i], true
+		}
+		n++
+	}
+	return s, false
 }

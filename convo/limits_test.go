@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/providers/fake"
 )
 
@@ -89,5 +90,60 @@ func TestStatusShowsUsageAndTheLastTurn(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("/status = %q, want it to contain %q", got, want)
 		}
+	}
+}
+
+func TestLongInputIsCutBeforeTheModelAndTheUserIsTold(t *testing.T) {
+	prov := fake.New()
+	r := newRig(t, openStore(t, false, fastStore), prov, Config{Limits: Limits{MaxInputChars: 10, CutNotice: "Cut at {max}."}})
+	r.say(t, testChat, "1", "héllo wörld, and much more")
+	reply := r.ch.Wait(t, 1, 5*time.Second)[0].Text
+	if !strings.HasPrefix(reply, "Cut at 10.") {
+		t.Errorf("reply = %q, want it to start with the cut notice", reply)
+	}
+	if got := userTexts(prov.Requests()[0].Messages); !slices.Equal(got, []string{"héllo wörl"}) {
+		t.Errorf("the model got %q, want the first 10 characters", got)
+	}
+	if got := userTexts(history(t, r.store, testChat)); !slices.Equal(got, []string{"héllo wörl"}) {
+		t.Errorf("stored %q, want the first 10 characters", got)
+	}
+	r.say(t, testChat, "2", "short")
+	if reply := r.ch.Wait(t, 2, 5*time.Second)[1].Text; strings.Contains(reply, "Cut at") {
+		t.Errorf("a short message got the cut notice: %q", reply)
+	}
+}
+
+func TestInputLimitDefaultsTo8000(t *testing.T) {
+	prov := fake.New()
+	r := newRig(t, openStore(t, false, fastStore), prov, Config{})
+	r.say(t, testChat, "1", strings.Repeat("x", 9000))
+	reply := r.ch.Wait(t, 1, 5*time.Second)[0].Text
+	if got := userTexts(prov.Requests()[0].Messages); len(got) != 1 || len(got[0]) != 8000 {
+		t.Errorf("the model got %d characters, want 8000", len(strings.Join(got, "")))
+	}
+	if !strings.Contains(reply, "8000") {
+		t.Errorf("reply %q does not tell the user about the cut", reply)
+	}
+}
+
+func TestLongEventTextIsCutToo(t *testing.T) {
+	prov := fake.New()
+	r := newRig(t, openStore(t, false, fastStore), prov, Config{Limits: Limits{MaxInputChars: 5}})
+	ev := botgw.Inbound{Chat: testChat, Kind: botgw.KindEvent, ID: "evt:1", Event: &botgw.Event{ID: "1", Text: "visited the theatre", Respond: true}}
+	if err := r.eng.Handle(t.Context(), ev); err != nil {
+		t.Fatal(err)
+	}
+	reply := r.ch.Wait(t, 1, 5*time.Second)[0].Text
+	var events []string
+	for _, m := range history(t, r.store, testChat) {
+		if m.Role == botgw.RoleEvent {
+			events = append(events, m.Text)
+		}
+	}
+	if !slices.Equal(events, []string{"visit"}) {
+		t.Errorf("stored events %q, want the text cut to 5 characters", events)
+	}
+	if strings.Contains(reply, "too long") {
+		t.Errorf("the player was told about an app event's length: %q", reply)
 	}
 }

@@ -112,19 +112,21 @@ func (o *Operator) Export(ctx context.Context, k botgw.ChatKey) ([]byte, error) 
 }
 
 // Import replaces a chat's state with an export, under the chat's lease so
-// it never races a turn.
+// it never races a turn. An export that would break the chat (unknown role,
+// oversize, wrong format) is refused with an error wrapping
+// botgw.ErrInvalid that names the field.
 func (o *Operator) Import(ctx context.Context, k botgw.ChatKey, data []byte, actor string) error {
-	var d Decoded
-	if err := json.Unmarshal(data, &d); err != nil {
-		return fmt.Errorf("import %s: %w", k, err)
+	d, err := decodeImport(data)
+	if err != nil {
+		return err
 	}
-	blob, err := Encode(&d)
+	blob, err := Encode(d)
 	if err != nil {
 		return fmt.Errorf("import %s: %w", k, err)
 	}
 	snap, err := o.Store.Begin(ctx, k, "")
 	if errors.Is(err, botgw.ErrBusy) {
-		return fmt.Errorf("import %s: a turn is running; try again in a moment", k)
+		return fmt.Errorf("import %s: a turn is running; try again in a moment: %w", k, err)
 	}
 	if err != nil {
 		return fmt.Errorf("import %s: %w", k, err)

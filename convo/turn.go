@@ -116,6 +116,10 @@ func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbou
 			b.last = in
 			b.replies = append(b.replies, e.cfg.UnsupportedNotice)
 		default:
+			if in.Cut && !in.Backlog {
+				b.last = in
+				b.replies = append(b.replies, e.cfg.Limits.CutNotice)
+			}
 			if cmd, args, ok := e.parseCommand(in.Text); ok {
 				b.last = in
 				reply, reset := e.runCommand(ctx, v, in, cmd, args, log)

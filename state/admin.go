@@ -113,7 +113,7 @@ func (s *Store) scan(ctx context.Context, c redis.Cmdable, cursor string, n int)
 	if cursor != "" {
 		var err error
 		if cur, err = strconv.ParseUint(cursor, 10, 64); err != nil {
-			return nil, "", fmt.Errorf("cursor %q: %w", cursor, err)
+			return nil, "", fmt.Errorf("cursor: not one this listing handed out: %w", botgw.ErrInvalid)
 		}
 	}
 	keys, next, err := c.Scan(ctx, cur, s.statePattern(), int64(max(n, 1))).Result()
@@ -129,7 +129,7 @@ func (s *Store) listCluster(ctx context.Context, cc *redis.ClusterClient, cursor
 		i, c, ok := strings.Cut(cursor, "-")
 		var err error
 		if node, err = strconv.Atoi(i); !ok || err != nil || node < 0 {
-			return nil, "", fmt.Errorf("cursor %q: want <node>-<cursor>", cursor)
+			return nil, "", fmt.Errorf("cursor: not one this listing handed out: %w", botgw.ErrInvalid)
 		}
 		cur = c
 	}

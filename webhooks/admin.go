@@ -5,10 +5,12 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -35,6 +37,7 @@ type Operator interface {
 // and the operator page at /admin that calls it.
 type Admin struct {
 	channels []botgw.Channel
+	known    bool // channels were given: chats of other channels are 404
 	token    []byte
 	op       Operator
 	log      *slog.Logger
@@ -68,8 +71,9 @@ func (a *Admin) auth(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// chatParam reads the URL-escaped chat key of the path.
-func chatParam(c echo.Context) (botgw.ChatKey, error) {
+// chatParam reads the URL-escaped chat key of the path: 400 when it is not
+// a chat key, 404 when its channel is not configured.
+func (a *Admin) chatParam(c echo.Context) (botgw.ChatKey, error) {
 	raw, err := url.PathUnescape(c.Param("chat"))
 	if err != nil {
 		return botgw.ChatKey{}, echo.NewHTTPError(http.StatusBadRequest, "chat: "+err.Error())
@@ -77,6 +81,9 @@ func chatParam(c echo.Context) (botgw.ChatKey, error) {
 	k, err := botgw.ParseChatKey(raw)
 	if err != nil {
 		return k, echo.NewHTTPError(http.StatusBadRequest, "chat: "+err.Error())
+	}
+	if a.known && !slices.ContainsFunc(a.channels, func(ch botgw.Channel) bool { return ch.Name() == k.Channel }) {
+		return k, echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("chat: channel %q is not configured", k.Channel))
 	}
 	return k, nil
 }
@@ -90,6 +97,9 @@ func (a *Admin) list(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, "limit: want 1 to 1000")
 	}
 	chats, next, err := a.op.List(c.Request().Context(), c.QueryParam("cursor"), n)
+	if errors.Is(err, botgw.ErrInvalid) {
+		return echo.NewHTTPError(http.StatusBadRequest, "cursor: not one this API handed out (pass back \"next\", or nothing to start)")
+	}
 	if err != nil {
 		return err
 	}
@@ -101,7 +111,7 @@ func (a *Admin) list(c echo.Context) error {
 }
 
 func (a *Admin) show(c echo.Context) error {
-	k, err := chatParam(c)
+	k, err := a.chatParam(c)
 	if err != nil {
 		return err
 	}
@@ -116,7 +126,7 @@ func (a *Admin) show(c echo.Context) error {
 }
 
 func (a *Admin) reset(c echo.Context) error {
-	k, err := chatParam(c)
+	k, err := a.chatParam(c)
 	if err != nil {
 		return err
 	}
@@ -127,7 +137,7 @@ func (a *Admin) reset(c echo.Context) error {
 }
 
 func (a *Admin) export(c echo.Context) error {
-	k, err := chatParam(c)
+	k, err := a.chatParam(c)
 	if err != nil {
 		return err
 	}
@@ -142,7 +152,7 @@ func (a *Admin) export(c echo.Context) error {
 }
 
 func (a *Admin) importChat(c echo.Context) error {
-	k, err := chatParam(c)
+	k, err := a.chatParam(c)
 	if err != nil {
 		return err
 	}
@@ -153,8 +163,13 @@ func (a *Admin) importChat(c echo.Context) error {
 	if !json.Valid(b) {
 		return echo.NewHTTPError(http.StatusBadRequest, "body: invalid JSON")
 	}
-	if err := a.op.Import(c.Request().Context(), k, b, "admin-api"); err != nil {
+	switch err := a.op.Import(c.Request().Context(), k, b, "admin-api"); {
+	case errors.Is(err, botgw.ErrInvalid):
 		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
+	case errors.Is(err, botgw.ErrBusy):
+		return echo.NewHTTPError(http.StatusConflict, err.Error())
+	case err != nil:
+		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{"imported": true, "chat": k.String()})
 }

@@ -104,7 +104,8 @@ func newAdminRigOn(t *testing.T, st *state.Store, token string, steps ...fake.St
 		_ = r.eng.Close(closeCtx)
 	})
 	op := &convo.Operator{Store: st, Trail: trail, StateTTL: time.Hour, Log: log}
-	r.h = New(Deps{Deliver: r.eng.Handle, Admin: NewAdmin(token, op, log)}).Handler()
+	list := []botgw.Channel{chans["whatsapp"], chans["slack"]}
+	r.h = New(Deps{Deliver: r.eng.Handle, Admin: NewAdmin(token, op, log).WithChannels(list)}).Handler()
 	return r
 }
 

@@ -21,8 +21,9 @@ type channelView struct {
 
 // WithChannels lets the admin API report the channels' state at
 // GET /v1/admin/channels and GET /v1/admin/<channel> (e.g. whatsapp).
+// Chats of any other channel are then 404.
 func (a *Admin) WithChannels(chs []botgw.Channel) *Admin {
-	a.channels = chs
+	a.channels, a.known = chs, true
 	return a
 }
 

@@ -68,7 +68,7 @@ func post(h http.Handler, body string, header map[string]string) *httptest.Respo
 var bearer = map[string]string{"Authorization": "Bearer " + secret}
 
 func TestEventsValidation(t *testing.T) {
-	big := `{"chat":"web:a","text":"` + strings.Repeat("x", 70<<10) + `"}`
+	big := `{"chat":"web:a","text":"` + strings.Repeat("x", 1<<20) + `"}`
 	for _, tc := range []struct {
 		name, body string
 		header     map[string]string
@@ -85,7 +85,12 @@ func TestEventsValidation(t *testing.T) {
 		{"unknown field", `{"chat":"web:a","text":"x","colour":"red"}`, bearer, 400, "colour"},
 		{"unknown channel", `{"chat":"telegram:1","text":"x"}`, bearer, 404, "chat: unknown channel"},
 		{"batch names the index", `{"events":[{"chat":"web:a","text":"ok"},{"chat":"web:b"}]}`, bearer, 400, "events[1].text: required"},
-		{"too large", big, bearer, 413, "64 KiB"},
+		{"too large", big, bearer, 413, "1 MiB"},
+		{"field next to events", `{"events":[{"chat":"web:a","text":"x"}],"respond":true}`, bearer, 400, "respond"},
+		{"NUL in chat", `{"chat":"web:a\u0000b","text":"x"}`, bearer, 400, "chat:"},
+		{"control in chat", `{"chat":"web:a\u0007b","text":"x"}`, bearer, 400, "chat:"},
+		{"long chat", `{"chat":"web:` + strings.Repeat("x", 60000) + `","text":"x"}`, bearer, 400, "chat:"},
+		{"batch bad chat", `{"events":[{"chat":"web:ok","text":"x"},{"chat":"web:\u0000","text":"x"}]}`, bearer, 400, "events[1].chat:"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec, h := eventsServer(t)

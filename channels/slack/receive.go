@@ -71,7 +71,7 @@ func readMessage(e *slackevents.MessageEvent) bool {
 
 func (a *adapter) inbound(p message) (botgw.Inbound, bool) {
 	self := a.bot()
-	if p.user == "" || p.botID != "" || p.user == self.UserID {
+	if p.user == "" || p.channel == "" || p.ts == "" || p.botID != "" || p.user == self.UserID { // no ts: no id to dedupe on
 		return botgw.Inbound{}, false
 	}
 	in := botgw.Inbound{

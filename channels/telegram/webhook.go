@@ -3,7 +3,7 @@ package telegram
 import (
 	"crypto/subtle"
 	"encoding/json"
-	"io"
+	"errors"
 	"net/http"
 
 	"github.com/go-telegram/bot/models"
@@ -19,7 +19,7 @@ const (
 )
 
 // WebhookHandler serves POST /webhooks/telegram. It answers 401 to a wrong
-// secret token, 400 to a body that is not an Update, 503 when deliver could
+// secret token, 400 to a body that is not an Update, 413 past 1 MiB, 503 when deliver could
 // not store the message (Telegram then redelivers it), and 200 once the
 // message is durable or ignored.
 func (c webhookChannel) WebhookHandler(deliver botgw.Deliver) http.Handler {
@@ -38,7 +38,11 @@ func (c webhookChannel) WebhookHandler(deliver botgw.Deliver) http.Handler {
 			return
 		}
 		var u models.Update
-		if err := json.NewDecoder(io.LimitReader(r.Body, maxBody)).Decode(&u); err != nil {
+		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody)).Decode(&u); err != nil {
+			if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+				writeError(w, http.StatusRequestEntityTooLarge, "body: larger than 1 MiB")
+				return
+			}
 			writeError(w, http.StatusBadRequest, "body: want a Telegram Update as JSON")
 			return
 		}

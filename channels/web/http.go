@@ -9,16 +9,16 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/botgw/botgw"
 )
 
-//go:embed page/index.html
+//go:embed page/index.html page/chat.js
 var page embed.FS
 
-// maxText bounds one web message, in characters.
-const maxText = 4000
+// maxBody bounds a POST /v1/chat body; larger is 413. The text's length is
+// limits.max_input_chars, applied (by cutting) where input is stored.
+const maxBody = 1 << 20
 
 type chatRequest struct {
 	Chat string `json:"chat"`
@@ -32,20 +32,41 @@ type chatResponse struct {
 	Messages []string `json:"messages,omitempty"`
 }
 
-// Page serves the chat page.
+// Page serves the chat page at / and its script at /chat.js.
 func Page() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := page.ReadFile("page/index.html")
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		name, ctype := "page/index.html", "text/html; charset=utf-8"
+		if r.URL.Path == "/chat.js" {
+			name, ctype = "page/chat.js", "text/javascript; charset=utf-8"
+		}
+		b, _ := page.ReadFile(name)
+		w.Header().Set("Content-Type", ctype)
 		w.Header().Set("Cache-Control", "no-cache")
 		_, _ = w.Write(b)
 	})
 }
 
-// ChatHandler serves POST /v1/chat (send a message, wait for the reply) and
-// GET /v1/chat?chat=web:x (replies that arrived with nobody waiting).
+// ChatHandler serves POST /v1/chat (send a message, wait for the reply),
+// GET /v1/chat?chat=web:x (replies that arrived with nobody waiting) and
+// OPTIONS /v1/chat (the CORS preflight of a page on an allowed origin).
 func (a *Adapter) ChatHandler(deliver botgw.Deliver) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		msg, err := a.authorize(r)
+		if err == nil {
+			a.cors(w, r)
+		}
+		if r.Method == http.MethodOptions && err == nil {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		if err != nil {
+			status := http.StatusUnauthorized
+			if errors.Is(err, errForbidden) {
+				status = http.StatusForbidden
+			}
+			writeJSON(w, status, map[string]string{"error": msg})
+			return
+		}
 		if r.Method == http.MethodGet {
 			a.poll(w, r)
 			return
@@ -55,9 +76,13 @@ func (a *Adapter) ChatHandler(deliver botgw.Deliver) http.Handler {
 }
 
 func (a *Adapter) post(w http.ResponseWriter, r *http.Request, deliver botgw.Deliver) {
-	req, k, err := parseChat(http.MaxBytesReader(w, r.Body, 64<<10))
+	req, k, err := parseChat(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+		status := http.StatusBadRequest
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			status = http.StatusRequestEntityTooLarge
+		}
+		writeJSON(w, status, map[string]string{"error": err.Error()})
 		return
 	}
 	replies, cancel := a.wait(k)
@@ -94,15 +119,31 @@ func (a *Adapter) poll(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, res)
 }
 
+// cors lets a page on an allowed origin read the answer (the gateway's own
+// page is same-origin and needs nothing).
+func (a *Adapter) cors(w http.ResponseWriter, r *http.Request) {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return
+	}
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", origin)
+	h.Add("Vary", "Origin")
+	if r.Method == http.MethodOptions {
+		h.Set("Access-Control-Allow-Methods", "GET, POST")
+		h.Set("Access-Control-Allow-Headers", "Content-Type, Authorization")
+		h.Set("Access-Control-Max-Age", "600")
+	}
+}
+
 // parseChat reads and checks a POST /v1/chat body; errors name the field.
 func parseChat(body io.Reader) (chatRequest, botgw.ChatKey, error) {
 	var req chatRequest
 	dec := json.NewDecoder(body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return req, botgw.ChatKey{}, errors.New("body: larger than 64 KiB")
+		if tooBig, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			return req, botgw.ChatKey{}, fmt.Errorf("body: larger than 1 MiB (%w)", tooBig)
 		}
 		return req, botgw.ChatKey{}, fmt.Errorf("body: invalid JSON: %v", err)
 	}
@@ -110,11 +151,11 @@ func parseChat(body io.Reader) (chatRequest, botgw.ChatKey, error) {
 	if err != nil {
 		return req, k, err
 	}
-	switch {
-	case strings.TrimSpace(req.Text) == "":
+	if strings.TrimSpace(req.Text) == "" {
 		return req, k, errors.New("text: required")
-	case utf8.RuneCountInString(req.Text) > maxText:
-		return req, k, fmt.Errorf("text: longer than %d characters", maxText)
+	}
+	if len(req.ID) > 200 {
+		return req, k, errors.New("id: longer than 200 characters")
 	}
 	return req, k, nil
 }
@@ -124,8 +165,11 @@ func webKey(s string) (botgw.ChatKey, error) {
 		return botgw.ChatKey{}, errors.New("chat: required (web:<session>)")
 	}
 	k, err := botgw.ParseChatKey(s)
-	if err != nil || k.Channel != Name || len(k.ID) > 128 {
-		return botgw.ChatKey{}, fmt.Errorf("chat: %q is not a web chat key (web:<session>, at most 128 characters)", s)
+	if err != nil {
+		return k, fmt.Errorf("chat: %w", err)
+	}
+	if k.Channel != Name {
+		return botgw.ChatKey{}, fmt.Errorf("chat: %q is not a web chat key (web:<session>)", s)
 	}
 	return k, nil
 }

@@ -4,6 +4,9 @@
 // HTTP request waiting for them; replies nobody waits for (an app event with
 // respond: true) are kept briefly for the page to poll. It keeps its waiters
 // in process memory: run it on one replica.
+//
+// Who may use it is CONTRACT.md's /v1/chat rule (guard.go): browsers only
+// from allowed origins, other clients on a loopback listen or with the token.
 package web
 
 import (
@@ -20,42 +23,76 @@ import (
 // Name is the channel name in chat keys: web:<session>.
 const Name = "web"
 
-// maxUnclaimed bounds the replies kept per chat for polling.
-const maxUnclaimed = 20
+const (
+	// maxUnclaimed bounds the replies kept per chat for polling.
+	maxUnclaimed = 20
+	// maxUnclaimedChats bounds the chats with replies kept for polling; past
+	// it the chat whose replies are oldest loses them.
+	maxUnclaimedChats = 10000
+)
 
 // Config is the web channel's config section (channels.web).
 type Config struct {
 	ReplyTimeout time.Duration `yaml:"reply_timeout"` // how long POST /v1/chat waits; default 2m30s
+	// AllowedOrigins may call /v1/chat from a browser, besides the gateway's
+	// own origin ("https://game.example.com").
+	AllowedOrigins []string `yaml:"allowed_origins"`
+	// Token, when set, is required as Bearer from clients that send no
+	// Origin (servers, curl); it is what opens the API on a non-loopback
+	// listen to them.
+	Token string `yaml:"token"`
+	// UnclaimedTTL is how long a reply nobody waited for is kept for the
+	// page to poll; default 10m.
+	UnclaimedTTL time.Duration `yaml:"unclaimed_ttl"`
+}
+
+// kept is a reply nobody waited for, with when it arrived.
+type kept struct {
+	m  botgw.Outbound
+	at time.Time
 }
 
 // Adapter is the web channel.
 type Adapter struct {
-	cfg Config
-	log *slog.Logger
+	cfg        Config
+	site       Site
+	origins    []string // normalised AllowedOrigins
+	publicHost string
+	log        *slog.Logger
+	now        func() time.Time
 
 	mu        sync.Mutex
 	waiters   map[botgw.ChatKey][]chan botgw.Outbound
-	unclaimed map[botgw.ChatKey][]botgw.Outbound
+	unclaimed map[botgw.ChatKey][]kept
+	swept     time.Time
 }
 
 var (
 	_ botgw.Channel = (*Adapter)(nil)
 )
 
-// New builds the web channel.
-func New(cfg Config, log *slog.Logger) *Adapter {
+// New builds the web channel served at site.
+func New(cfg Config, site Site, log *slog.Logger) *Adapter {
 	if cfg.ReplyTimeout <= 0 {
 		cfg.ReplyTimeout = 150 * time.Second
 	}
-	return &Adapter{cfg: cfg, log: log,
+	if cfg.UnclaimedTTL <= 0 {
+		cfg.UnclaimedTTL = 10 * time.Minute
+	}
+	a := &Adapter{cfg: cfg, site: site, publicHost: publicHost(site.PublicURL), log: log, now: time.Now,
 		waiters:   make(map[botgw.ChatKey][]chan botgw.Outbound),
-		unclaimed: make(map[botgw.ChatKey][]botgw.Outbound)}
+		unclaimed: make(map[botgw.ChatKey][]kept)}
+	for _, o := range cfg.AllowedOrigins {
+		a.origins = append(a.origins, normOrigin(o))
+	}
+	return a
 }
 
 func (a *Adapter) Name() string { return Name }
 
 // Send hands the reply to every request waiting on the chat, or keeps it for
-// the page to poll. It never blocks.
+// the page to poll (at most maxUnclaimed per chat, for UnclaimedTTL). It
+// never blocks.
 func (a *Adapter) Send(_ context.Context, m botgw.Outbound) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -66,12 +103,54 @@ func (a *Adapter) Send(_ context.Context, m botgw.Outbound) error {
 		delete(a.waiters, m.Chat)
 		return nil
 	}
-	q := append(a.unclaimed[m.Chat], m)
+	now := a.now()
+	a.sweep(now)
+	q := append(a.unclaimed[m.Chat], kept{m: m, at: now})
 	if len(q) > maxUnclaimed {
 		q = q[len(q)-maxUnclaimed:]
 	}
 	a.unclaimed[m.Chat] = q
+	if len(a.unclaimed) > maxUnclaimedChats {
+		a.evictOldest()
+	}
 	return nil
+}
+
+// sweep drops expired replies, at most once per tenth of the TTL. Callers
+// hold mu.
+func (a *Adapter) sweep(now time.Time) {
+	if now.Sub(a.swept) < a.cfg.UnclaimedTTL/10 {
+		return
+	}
+	a.swept = now
+	for k, q := range a.unclaimed {
+		if q = a.fresh(q, now); len(q) == 0 {
+			delete(a.unclaimed, k)
+		} else {
+			a.unclaimed[k] = q
+		}
+	}
+}
+
+// fresh is q without the replies older than the TTL (q is oldest first).
+func (a *Adapter) fresh(q []kept, now time.Time) []kept {
+	for len(q) > 0 && now.Sub(q[0].at) >= a.cfg.UnclaimedTTL {
+		q = q[1:]
+	}
+	return q
+}
+
+// evictOldest forgets the chat whose newest kept reply is oldest. Callers
+// hold mu.
+func (a *Adapter) evictOldest() {
+	var oldest botgw.ChatKey
+	var at time.Time
+	for k, q := range a.unclaimed {
+		if last := q[len(q)-1].at; at.IsZero() || last.Before(at) {
+			oldest, at = k, last
+		}
+	}
+	delete(a.unclaimed, oldest)
 }
 
 // wait registers a waiter for the chat's next reply; cancel unregisters it.
@@ -96,13 +175,25 @@ func (a *Adapter) wait(k botgw.ChatKey) (<-chan botgw.Outbound, func()) {
 	}
 }
 
-// take returns and forgets the replies nobody waited for.
+// take returns and forgets the replies nobody waited for that have not
+// expired.
 func (a *Adapter) take(k botgw.ChatKey) []botgw.Outbound {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	q := a.unclaimed[k]
+	q := a.fresh(a.unclaimed[k], a.now())
 	delete(a.unclaimed, k)
-	return q
+	out := make([]botgw.Outbound, len(q))
+	for i, r := range q {
+		out[i] = r.m
+	}
+	return out
+}
+
+// unclaimedChats is how many chats have replies kept (tests).
+func (a *Adapter) unclaimedChats() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.unclaimed)
 }
 
 func newID() string {

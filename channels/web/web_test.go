@@ -34,7 +34,7 @@ func do(t *testing.T, h http.Handler, method, target, body string) (int, map[str
 }
 
 func TestChatWaitsForTheReply(t *testing.T) {
-	a := New(Config{ReplyTimeout: 5 * time.Second}, slog.New(slog.DiscardHandler))
+	a := New(Config{ReplyTimeout: 5 * time.Second}, Site{Loopback: true}, slog.New(slog.DiscardHandler))
 	h := a.ChatHandler(echoDeliver(a))
 	code, v := do(t, h, http.MethodPost, "/v1/chat", `{"chat":"web:a","text":"hi"}`)
 	if code != 200 || v["reply"] != "echo: hi" {
@@ -43,7 +43,7 @@ func TestChatWaitsForTheReply(t *testing.T) {
 }
 
 func TestRepliesNobodyWaitedForArePolled(t *testing.T) {
-	a := New(Config{}, slog.New(slog.DiscardHandler))
+	a := New(Config{}, Site{Loopback: true}, slog.New(slog.DiscardHandler))
 	k := botgw.ChatKey{Channel: Name, ID: "p"}
 	_ = a.Send(context.Background(), botgw.Outbound{Chat: k, ID: "1", Text: "You found the theatre!"})
 	h := a.ChatHandler(echoDeliver(a))
@@ -57,16 +57,17 @@ func TestRepliesNobodyWaitedForArePolled(t *testing.T) {
 }
 
 func TestBadChatRequestsNameTheField(t *testing.T) {
-	a := New(Config{}, slog.New(slog.DiscardHandler))
+	a := New(Config{}, Site{Loopback: true}, slog.New(slog.DiscardHandler))
 	h := a.ChatHandler(func(context.Context, botgw.Inbound) error { t.Fatal("bad input was delivered"); return nil })
 	for body, field := range map[string]string{
-		`{"text":"x"}`:                      "chat:",
-		`{"chat":"telegram:1","text":"x"}`:  "chat:",
-		`{"chat":"web:a"}`:                  "text:",
-		`{"chat":"web:a","text":"   "}`:     "text:",
-		`{"chat":"web:a","text":"x","y":1}`: "body:",
-		`[1,2]`:                             "body:",
-		`{"chat":"web:a","text":"` + strings.Repeat("x", 4001) + `"}`: "text:",
+		`{"text":"x"}`:                       "chat:",
+		`{"chat":"telegram:1","text":"x"}`:   "chat:",
+		`{"chat":"web:a"}`:                   "text:",
+		`{"chat":"web:a","text":"   "}`:      "text:",
+		`{"chat":"web:a","text":"x","y":1}`:  "body:",
+		`[1,2]`:                              "body:",
+		`{"chat":"web:a\u0000b","text":"x"}`: "chat:",
+		`{"chat":"web:` + strings.Repeat("x", 257) + `","text":"x"}`: "chat:",
 	} {
 		code, v := do(t, h, http.MethodPost, "/v1/chat", body)
 		if msg, _ := v["error"].(string); code != 400 || !strings.HasPrefix(msg, field) {
@@ -76,7 +77,7 @@ func TestBadChatRequestsNameTheField(t *testing.T) {
 }
 
 func TestStoreFailureIs503(t *testing.T) {
-	a := New(Config{}, slog.New(slog.DiscardHandler))
+	a := New(Config{}, Site{Loopback: true}, slog.New(slog.DiscardHandler))
 	h := a.ChatHandler(func(context.Context, botgw.Inbound) error { return botgw.ErrBusy })
 	if code, _ := do(t, h, http.MethodPost, "/v1/chat", `{"chat":"web:a","text":"hi"}`); code != 503 {
 		t.Errorf("got %d, want 503", code)

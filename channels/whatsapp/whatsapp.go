@@ -169,6 +169,7 @@ func (a *Adapter) initState(ctx context.Context) {
 	dev, err := a.store.GetFirstDevice(ctx)
 	if err != nil || dev.ID == nil {
 		a.state.set(StateNotLinked, errNotLinked.Error(), nil)
+		a.log.Warn("whatsapp channel not ready: " + errNotLinked.Error())
 		return
 	}
 	a.state.update(func(s *State) { s.Linked, s.JID = true, dev.ID.ToNonAD().String() })

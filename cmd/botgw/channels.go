@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 
 	"github.com/botgw/botgw"
@@ -32,10 +33,27 @@ func (b builtChannels) byName() map[string]botgw.Channel {
 	return m
 }
 
+// close closes every channel that holds resources (the WhatsApp device
+// store), logging what fails.
+func (b builtChannels) close(log *slog.Logger) {
+	for _, ch := range b.all {
+		if c, ok := ch.(io.Closer); ok {
+			if err := c.Close(); err != nil {
+				log.Warn("close channel", "channel", ch.Name(), "err", err)
+			}
+		}
+	}
+}
+
 // buildChannels builds one adapter per configured section: one explicit if
-// each, no registry.
-func buildChannels(ctx context.Context, cfg Config, st *state.Store, log *slog.Logger) (builtChannels, error) {
-	var b builtChannels
+// each, no registry. On an error it closes what it built.
+func buildChannels(ctx context.Context, cfg Config, st *state.Store, log *slog.Logger) (b builtChannels, err error) {
+	defer func() {
+		if err != nil {
+			b.close(log)
+			b = builtChannels{}
+		}
+	}()
 	c := cfg.Channels
 	if c.Telegram != nil {
 		ch, err := telegram.New(*c.Telegram, cfg.PublicURL, log.With("channel", "telegram"))
@@ -59,8 +77,21 @@ func buildChannels(ctx context.Context, cfg Config, st *state.Store, log *slog.L
 		b.all = append(b.all, ch)
 	}
 	if c.Web != nil {
-		b.web = web.New(*c.Web, log.With("channel", "web"))
+		site := web.Site{Loopback: web.Loopback(cfg.Listen), PublicURL: cfg.PublicURL}
+		b.web = web.New(*c.Web, site, log.With("channel", "web"))
 		b.all = append(b.all, b.web)
 	}
 	return b, nil
+}
+
+// webOff says why a configured web chat stays off: on a listen address
+// other machines reach, with neither allowed_origins nor a token, anyone
+// could spend the model's tokens through it. Empty: it may run.
+func webOff(cfg Config) string {
+	w := cfg.Channels.Web
+	if w == nil || web.Loopback(cfg.Listen) || !w.Open() {
+		return ""
+	}
+	return fmt.Sprintf("web chat off: listen %s is not loopback and channels.web sets neither allowed_origins "+
+		"nor token, so anyone reaching the port could use it; set one of them to serve it (README, \"Web chat security\")", cfg.Listen)
 }

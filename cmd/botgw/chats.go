@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -53,6 +54,9 @@ func cmdChats(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	k, err := botgw.ParseChatKey(pos[1])
 	if err != nil {
 		return err
+	}
+	if !slices.Contains(cfg.Channels.names(), k.Channel) {
+		return fmt.Errorf("chat %s: channel %q is not configured", k, k.Channel)
 	}
 	switch pos[0] {
 	case "show":

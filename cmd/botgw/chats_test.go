@@ -175,3 +175,14 @@ func TestChatsCLIRefusesTheEmbeddedStore(t *testing.T) {
 		t.Errorf("chats list on the embedded store: %v, want an error naming redis.url", err)
 	}
 }
+
+func TestChatsCLIRefusesAChannelNotConfigured(t *testing.T) {
+	_, path := realRedisConfig(t)
+	for _, cmd := range []string{"show", "reset", "export", "import"} {
+		var out, errOut bytes.Buffer
+		err := run(t.Context(), []string{"chats", cmd, "foo:1", "-config", path}, &out, &errOut)
+		if err == nil || !strings.Contains(err.Error(), "not configured") {
+			t.Errorf("chats %s foo:1: %v, want a refusal naming the channel", cmd, err)
+		}
+	}
+}

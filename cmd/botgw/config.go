@@ -67,6 +67,8 @@ type LimitsConfig struct {
 	DailyTokensPerChat    int    `yaml:"daily_tokens_per_chat"`     // input+output tokens per UTC day
 	TurnsPerMinutePerChat int    `yaml:"turns_per_minute_per_chat"` // a flood waits and is answered as one turn
 	DailyTokensReply      string `yaml:"daily_tokens_reply"`        // the "come back tomorrow" reply
+	MaxInputChars         int    `yaml:"max_input_chars"`           // longer input is cut to this, on every channel
+	CutNotice             string `yaml:"cut_notice"`                // tells the user their input was cut; {max} is the limit
 }
 
 type EventsConfig struct {
@@ -94,6 +96,7 @@ func DefaultConfig() Config {
 		State:        StateConfig{TTL: 24 * time.Hour},
 		SystemPrompt: "You are the friendly assistant of a location game. Answer briefly and kindly.",
 		Provider:     ProviderConfig{Timeout: 60 * time.Second},
+		Limits:       LimitsConfig{MaxInputChars: convo.DefaultMaxInputChars},
 		Compaction:   compaction.Config{Strategy: "token_budget", MaxExchanges: 20, MaxTokens: 4000},
 		Channels:     ChannelsConfig{Web: &web.Config{}},
 	}

@@ -109,3 +109,24 @@ admin:
 		}
 	}
 }
+
+func TestConfigCheckNamesBadLimitsAndWebKeys(t *testing.T) {
+	p := writeFile(t, `
+provider: {kind: fake}
+limits: {max_input_chars: 0}
+channels:
+  web: {allowed_origins: ["game.example.com", "https://ok.example"], token: "a b"}
+`)
+	var out, errOut bytes.Buffer
+	if err := run(t.Context(), []string{"config", "check", "-config", p}, &out, &errOut); err == nil {
+		t.Fatal("config check passed a bad file")
+	}
+	for _, key := range []string{"limits.max_input_chars:", "channels.web.allowed_origins[0]:", "channels.web.token:"} {
+		if !strings.Contains(out.String(), key) {
+			t.Errorf("output lacks %q:\n%s", key, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "allowed_origins[1]") {
+		t.Errorf("a good origin was refused:\n%s", out.String())
+	}
+}

@@ -45,7 +45,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	return serve(ctx, cfg, log, func(addr net.Addr) {
 		fmt.Fprintf(stdout, "botgw is running. Provider: %s\n", describeProvider(cfg.Provider))
-		if cfg.Channels.Web != nil {
+		if why := webOff(cfg); why != "" {
+			fmt.Fprintln(stdout, why)
+		} else if cfg.Channels.Web != nil {
 			fmt.Fprintf(stdout, "Open http://%s/ to chat.\n", addr)
 		}
 	})
@@ -67,11 +69,16 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, onListen func(net.
 		return err
 	}
 	defer stopTracing()
+	if why := webOff(cfg); why != "" {
+		log.Warn(why)
+		cfg.Channels.Web = nil
+	}
 	gw, err := build(ctx, cfg, tracer, log)
 	if err != nil {
 		return err
 	}
 	defer gw.store.Close()
+	defer gw.channels.close(log) // last, after every listener and turn ended
 	ctx, fail := context.WithCancelCause(ctx)
 	defer fail(nil)
 	g, gctx := errgroup.WithContext(ctx)
@@ -157,6 +164,7 @@ func build(ctx context.Context, cfg Config, tracer trace.Tracer, log *slog.Logge
 	}
 	gw := &gateway{store: st}
 	if err := gw.wire(ctx, cfg, tracer, log); err != nil {
+		gw.channels.close(log)
 		st.Close()
 		return nil, err
 	}
@@ -203,9 +211,11 @@ func (gw *gateway) wire(ctx context.Context, cfg Config, tracer trace.Tracer, lo
 		Log: log,
 	})
 	if w := gw.channels.web; w != nil {
-		gw.server.Handle(http.MethodGet, "/", web.Page())
+		gw.server.Handle(http.MethodGet, "/", webhooks.Page(web.Page()))
+		gw.server.Handle(http.MethodGet, "/chat.js", webhooks.Page(web.Page()))
 		gw.server.Handle(http.MethodPost, "/v1/chat", w.ChatHandler(gw.engine.Handle))
 		gw.server.Handle(http.MethodGet, "/v1/chat", w.ChatHandler(gw.engine.Handle))
+		gw.server.Handle(http.MethodOptions, "/v1/chat", w.ChatHandler(gw.engine.Handle))
 	}
 	return nil
 }

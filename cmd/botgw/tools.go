@@ -22,5 +22,5 @@ func buildTools(tools []convo.ToolConfig, log *slog.Logger) (convo.Tools, error)
 // engine maps the limits config onto the engine's.
 func (l LimitsConfig) engine() convo.Limits {
 	return convo.Limits{DailyTokens: l.DailyTokensPerChat, TurnsPerMinute: l.TurnsPerMinutePerChat,
-		DailyNotice: l.DailyTokensReply}
+		DailyNotice: l.DailyTokensReply, MaxInputChars: l.MaxInputChars, CutNotice: l.CutNotice}
 }

@@ -156,8 +156,15 @@ func (c ChannelsConfig) validate() []error {
 	if c.WhatsApp != nil {
 		errs = append(errs, validateWhatsApp(c.WhatsApp))
 	}
+	if c.Web != nil {
+		errs = append(errs, c.Web.Validate())
+	}
 	return errs
 }
+
+// maxInputChars bounds limits.max_input_chars: the longest input must fit
+// the 1 MiB body limit of every route even as JSON-escaped text.
+const maxInputChars = 50000
 
 // maxTurnsPerMinute is what the engine can count (the turn records kept).
 const maxTurnsPerMinute = 50
@@ -169,6 +176,9 @@ func (l LimitsConfig) validate() error {
 	}
 	if l.TurnsPerMinutePerChat < 0 || l.TurnsPerMinutePerChat > maxTurnsPerMinute {
 		errs = append(errs, fmt.Errorf("limits.turns_per_minute_per_chat: want 0 (off) to %d", maxTurnsPerMinute))
+	}
+	if l.MaxInputChars < 1 || l.MaxInputChars > maxInputChars {
+		errs = append(errs, fmt.Errorf("limits.max_input_chars: want 1 to %d", maxInputChars))
 	}
 	return errors.Join(errs...)
 }
