@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -8,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // BenchmarkTelegramTurn is one whole turn through the gateway, as the load
@@ -46,6 +49,9 @@ func BenchmarkTelegramTurn(b *testing.B) {
 	none := 0
 	cfg.Provider = ProviderConfig{Kind: "openai", BaseURL: llm.URL + "/v1", APIKey: "sk-bench", Model: "gpt-4o-mini", MaxRetries: &none}
 	base := startGateway(b, cfg)
+	if cfg.Redis.URL != "" {
+		b.Cleanup(func() { dropKeys(b, cfg.Redis.URL, cfg.Redis.KeyPrefix+":*") })
+	}
 
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
@@ -72,5 +78,24 @@ func BenchmarkTelegramTurn(b *testing.B) {
 		case <-time.After(10 * time.Second):
 			b.Fatal("no reply within 10s")
 		}
+	}
+}
+
+// dropKeys deletes the keys matching pattern from the test Redis.
+func dropKeys(b *testing.B, url, pattern string) {
+	opts, err := redis.ParseURL(url)
+	if err != nil {
+		b.Error(err)
+		return
+	}
+	c := redis.NewClient(opts)
+	defer c.Close()
+	ctx := context.Background()
+	iter := c.Scan(ctx, 0, pattern, 1000).Iterator()
+	for iter.Next(ctx) {
+		c.Del(ctx, iter.Val())
+	}
+	if err := iter.Err(); err != nil {
+		b.Error(err)
 	}
 }
