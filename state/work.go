@@ -68,7 +68,8 @@ func (s *Store) Finish(ctx context.Context, k botgw.ChatKey, lease string, deliv
 // FinishNext is Finish that, when work remains, also returns the next
 // turn's snapshot, as Begin(ctx, k, lease) would: on a single node in the
 // same script (one round trip and no second lease check per turn of a
-// busy chat), on a cluster by calling Begin after Finish.
+// busy chat), on a cluster by calling Begin after Finish. Unlike Finish it
+// does not extend the lease: the caller's renewal covers the next turn.
 func (s *Store) FinishNext(ctx context.Context, k botgw.ChatKey, lease string, delivered []string) (botgw.Snapshot, bool, error) {
 	if s.cluster {
 		more, err := s.Finish(ctx, k, lease, delivered)

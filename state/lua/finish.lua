@@ -10,8 +10,8 @@
 -- ARGV[7+n..6+2n] the JSON each of them starts with as the gateway writes
 -- it ('{"chat":"<chat>","id":"<id>",')
 -- Returns -1 when the lease moved, 0 when the chat is idle (lease
--- released, mark cleared), else work remains (lease kept and extended,
--- mark re-hidden) and it returns 1, or with ARGV[5] > 0
+-- released, mark cleared), else work remains (lease kept, mark re-hidden)
+-- and it returns 1 (lease extended), or with ARGV[5] > 0
 -- {1, version or "", blob or "", expiry, pending, outbox} as begin.lua.
 
 -- removeDelivered drops the delivered entries. They are the head of the
@@ -80,13 +80,15 @@ if not more then
   end
   return 0
 end
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
 if KEYS[5] then
   redis.call('ZADD', KEYS[5], ARGV[3], ARGV[4])
 end
 if read == 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
   return 1
 end
+-- The caller goes on at once with the next turn, whose lease renewal
+-- runs all along: the lease is not extended here.
 -- The rest of begin.lua's read, for the turn that follows.
 local st = redis.call('HMGET', KEYS[4], 'v', 'b', 'e')
 local expiry = st[3]
