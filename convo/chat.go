@@ -190,10 +190,18 @@ func (e *Engine) step(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 		e.pause(ctx, wait)
 		return again, delivered
 	}
+	if wait := e.debounce(k, snap.Pending); wait > 0 {
+		e.pause(ctx, wait) // then look again: more input may have come
+		return again, delivered
+	}
 	ctx, span := e.startSpan(ctx, spanTurn, k.Channel)
 	defer span.End()
 	begin := time.Now()
-	c, stats := e.turn(ctx, k, snap, env, log)
+	turnCtx, disarm := e.interruptible(ctx, k, snap.Pending)
+	c, stats := e.turn(turnCtx, k, snap, env, log)
+	if disarm() && ctx.Err() == nil {
+		return e.interrupted(ctx, stats, snap, log), delivered
+	}
 	err := e.commit(ctx, k, c, &stats)
 	stats.Duration = time.Since(begin)
 	switch {

@@ -22,17 +22,16 @@ import (
 
 // Config holds the engine's knobs; zero values take the defaults.
 type Config struct {
-	SystemPrompt       string
-	StateTTL           time.Duration       // sliding expiry of a conversation; default 24h
-	TurnTimeout        time.Duration       // deadline of one turn's provider work; default 2m
-	MaxConcurrentTurns int                 // cap on turns running at once; default 64
-	PollInterval       time.Duration       // how often to look for orphaned work; default 1s
-	LeaseRenew         time.Duration       // how often a running turn renews its lease; default 10s
-	MaxToolCalls       int                 // per turn; default 5
-	Apology            string              // reply when the provider failed
-	UnsupportedNotice  string              // reply to media the gateway cannot read
-	Operators          map[string][]string // channel → platform user ids allowed operator commands
-	Limits             Limits              // per-chat token and turn-rate limits; zero: off
+	SystemPrompt      string
+	StateTTL          time.Duration       // sliding expiry of a conversation; default 24h
+	TurnTimeout       time.Duration       // deadline of one turn's provider work; default 2m
+	PollInterval      time.Duration       // how often to look for orphaned work; default 1s
+	LeaseRenew        time.Duration       // how often a running turn renews its lease; default 10s
+	MaxToolCalls      int                 // per turn; default 5
+	Apology           string              // reply when the provider failed
+	UnsupportedNotice string              // reply to media the gateway cannot read
+	Operators         map[string][]string // channel → platform user ids allowed operator commands
+	Limits            Limits              // per-chat token and turn-rate limits; zero: off
 	// AcceptProviders are the provider ids whose stored state this engine
 	// continues (the provider and its fallbacks); state locked to any other
 	// is dropped. Empty: the provider's own id.
@@ -40,6 +39,10 @@ type Config struct {
 	// LogContent adds the message text and the reply to the per-turn log
 	// line. Off by default: logs carry no conversation content.
 	LogContent bool
+	// Turns shapes when turns start (debounce) and what new input does to
+	// a running turn; ChannelTurns overrides it per channel name.
+	Turns        TurnsConfig
+	ChannelTurns map[string]TurnsConfig
 	// TakeoverGrace is how long a worker that takes over a chat with
 	// replies waiting lets the last holder record their delivery before it
 	// resends them (record.go); default 3 × LeaseRenew, at most 5s.
@@ -56,9 +59,6 @@ func (c Config) withDefaults() Config {
 	def(&c.TurnTimeout, 2*time.Minute)
 	def(&c.PollInterval, time.Second)
 	def(&c.LeaseRenew, 10*time.Second)
-	if c.MaxConcurrentTurns <= 0 {
-		c.MaxConcurrentTurns = 64
-	}
 	if c.MaxToolCalls <= 0 {
 		c.MaxToolCalls = 5
 	}
@@ -98,11 +98,16 @@ type Deps struct {
 }
 
 // Engine schedules and runs turns. Create it with New, start it with Run.
+//
+// A chat's turns run on its own goroutine, one at a time and in order, and
+// many chats run at once: a turn waiting on the model holds no slot, only
+// its goroutine. The provider bounds the calls in flight and serves them
+// first come, first served (providers/limit), so a chat that writes again
+// goes behind the chats already waiting.
 type Engine struct {
 	cfg  Config
 	deps Deps
 	log  *slog.Logger
-	sem  chan struct{}
 	now  func() time.Time
 
 	commands []command
@@ -118,7 +123,13 @@ type Engine struct {
 }
 
 // worker is the goroutine that runs one chat's turns while it has work.
-type worker struct{ dirty bool }
+// Its fields are guarded by Engine.mu.
+type worker struct {
+	dirty     bool
+	lastInput time.Time               // when input for the chat last reached this replica
+	interrupt context.CancelCauseFunc // cancels the running turn (OnNewInputInterrupt); nil when not armed
+	held      []string                // ids of the input the armed turn holds
+}
 
 // New builds an engine. It does no I/O.
 func New(cfg Config, deps Deps) (*Engine, error) {
@@ -141,7 +152,6 @@ func New(cfg Config, deps Deps) (*Engine, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Engine{
 		cfg: cfg, deps: deps, log: deps.Log, now: time.Now, commands: commandTable(),
-		sem:     make(chan struct{}, cfg.MaxConcurrentTurns),
 		workers: make(map[botgw.ChatKey]*worker),
 		ctx:     ctx, cancel: cancel, done: make(chan struct{}),
 	}, nil
@@ -168,22 +178,29 @@ func (e *Engine) Handle(ctx context.Context, in botgw.Inbound) error {
 	case err != nil:
 		return fmt.Errorf("accept %s: %w", in.Chat, err)
 	}
-	e.kick(in.Chat)
+	e.kick(in.Chat, &in)
 	return nil
 }
 
-// kick makes sure a worker will look at chat k soon.
-func (e *Engine) kick(k botgw.ChatKey) {
+// kick makes sure a worker will look at chat k soon; in is the input that
+// prompted it, nil for work found by the poller.
+func (e *Engine) kick(k botgw.ChatKey, in *botgw.Inbound) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closing {
 		return
 	}
-	if w, ok := e.workers[k]; ok {
+	w, ok := e.workers[k]
+	if !ok {
+		w = &worker{}
+	}
+	if in != nil {
+		w.noteInput(*in, e.now())
+	}
+	if ok {
 		w.dirty = true
 		return
 	}
-	w := &worker{}
 	e.workers[k] = w
 	e.wg.Add(1)
 	go e.work(k, w)
@@ -193,14 +210,11 @@ func (e *Engine) kick(k botgw.ChatKey) {
 func (e *Engine) work(k botgw.ChatKey, w *worker) {
 	defer e.wg.Done()
 	for {
-		select {
-		case e.sem <- struct{}{}:
-		case <-e.ctx.Done():
+		if e.ctx.Err() != nil {
 			e.reap(k)
 			return
 		}
 		e.runChat(k)
-		<-e.sem
 		e.mu.Lock()
 		if !w.dirty || e.closing {
 			delete(e.workers, k)
@@ -248,7 +262,7 @@ func (e *Engine) pollDue(ctx context.Context) {
 		return
 	}
 	for _, k := range chats {
-		e.kick(k)
+		e.kick(k, nil)
 	}
 }
 

@@ -29,7 +29,7 @@ type Hooks struct {
 // TurnStats describes one turn, for metrics. It never holds message text.
 type TurnStats struct {
 	Channel   string
-	Outcome   string // ok, command, event, provider_error, conflict, lease_lost
+	Outcome   string // ok, command, event, provider_error, conflict, lease_lost, interrupted
 	QueueWait time.Duration
 	Provider  time.Duration
 	Commit    time.Duration

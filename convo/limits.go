@@ -149,12 +149,10 @@ func (e *Engine) needsModel(env *envelope, pending []botgw.Inbound) bool {
 	return false
 }
 
-// pause waits out a throttled chat without holding a turn slot. The lease
-// stays held (and renewed), so no other worker takes the chat meanwhile,
-// and a crash only hands it over after the lease expires.
+// pause waits out a throttled or debounced chat. The lease stays held (and
+// renewed), so no other worker takes the chat meanwhile, and a crash only
+// hands it over after the lease expires.
 func (e *Engine) pause(ctx context.Context, d time.Duration) {
-	<-e.sem
-	defer func() { e.sem <- struct{}{} }()
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

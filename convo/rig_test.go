@@ -91,6 +91,13 @@ type rig struct {
 
 func newRig(t *testing.T, st botgw.Store, prov *fake.Provider, cfg Config) *rig {
 	t.Helper()
+	return newRigWith(t, st, prov, prov, cfg)
+}
+
+// newRigWith is newRig with the engine calling model (prov behind a
+// wrapper such as providers/limit).
+func newRigWith(t *testing.T, st botgw.Store, prov *fake.Provider, model botgw.Provider, cfg Config) *rig {
+	t.Helper()
 	r := &rig{store: st, prov: prov, ch: channeltest.NewRecorder("test"), logs: &logBuffer{}}
 	if cfg.SystemPrompt == "" {
 		cfg.SystemPrompt = "You are a test assistant."
@@ -99,7 +106,7 @@ func newRig(t *testing.T, st botgw.Store, prov *fake.Provider, cfg Config) *rig 
 		cfg.PollInterval = 100 * time.Millisecond
 	}
 	log := slog.New(slog.NewTextHandler(r.logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	eng, err := New(cfg, Deps{Store: st, Provider: prov, Channels: map[string]botgw.Channel{"test": r.ch}, Log: log})
+	eng, err := New(cfg, Deps{Store: st, Provider: model, Channels: map[string]botgw.Channel{"test": r.ch}, Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,17 +13,22 @@ import (
 
 // samples are one run's latencies.
 type samples struct {
-	mu  sync.Mutex
-	ack []time.Duration // webhook answered
-	e2e []time.Duration // reply reached the fake Bot API
+	mu     sync.Mutex
+	ack    []time.Duration   // webhook answered
+	e2e    []time.Duration   // reply reached the fake Bot API
+	byTurn [][]time.Duration // e2e by the chat's turn number (0: its first message)
 }
 
-func (s *samples) add(ack, e2e time.Duration) {
+func (s *samples) add(turn int, ack, e2e time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.ack = append(s.ack, ack)
 	if e2e > 0 {
 		s.e2e = append(s.e2e, e2e)
+		for len(s.byTurn) <= turn {
+			s.byTurn = append(s.byTurn, nil)
+		}
+		s.byTurn[turn] = append(s.byTurn[turn], e2e)
 	}
 }
 
@@ -79,7 +84,7 @@ func driveChat(ctx context.Context, client *http.Client, url string, c, msgs int
 				return ctx.Err()
 			}
 		}
-		s.add(ack, e2e)
+		s.add(m, ack, e2e)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/botgw/botgw/compaction"
 	"github.com/botgw/botgw/convo"
 	"github.com/botgw/botgw/providers/fake"
+	"github.com/botgw/botgw/providers/limit"
 	"github.com/botgw/botgw/state"
 	"github.com/botgw/botgw/webhooks"
 )
@@ -28,8 +29,12 @@ type gateway struct {
 // startGateway wires the gateway as cmd/botgw does and serves it on a
 // loopback port until stop is called.
 func startGateway(ctx context.Context, st *state.Store, apiURL string, o options) (*gateway, error) {
-	prov := fake.New()
-	prov.SetDelay(o.providerLatency)
+	model := fake.New()
+	model.SetDelay(o.providerLatency)
+	prov, err := limit.New(model, limit.Config{}, nil, nil) // as cmd/botgw: 1024 calls in flight, first come first served
+	if err != nil {
+		return nil, err
+	}
 	counter := compaction.NewCounter(o.model)
 	comp, err := compaction.New(compaction.Config{}, prov, counter)
 	if err != nil {
@@ -42,7 +47,7 @@ func startGateway(ctx context.Context, st *state.Store, apiURL string, o options
 		return nil, err
 	}
 	eng, err := convo.New(convo.Config{SystemPrompt: "You are the assistant of a location game.",
-		MaxConcurrentTurns: o.chats, LeaseRenew: st.LeaseTTL() / 3},
+		LeaseRenew: st.LeaseTTL() / 3},
 		convo.Deps{Store: st, Provider: prov, Compactor: comp, Channels: map[string]botgw.Channel{tg.Name(): tg},
 			Count: func(h []botgw.Message) int { return compaction.CountMessages(counter, h) }, Log: log})
 	if err != nil {

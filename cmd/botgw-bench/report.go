@@ -34,6 +34,37 @@ type phase struct {
 	// SettledRSSBytes is the process's RSS once every chat was answered
 	// (after a GC), with the gateway still running: what idle chats cost.
 	SettledRSSBytes int64 `json:"settled_rss_bytes,omitzero"`
+	// ReplyByTurn is the reply latency (webhook POST to sendMessage, the
+	// provider's latency included) by the chat's turn number: a first
+	// reply should not wait longer than later ones.
+	ReplyByTurn []turnLatency `json:"reply_by_turn,omitempty"`
+}
+
+// turnLatency is the reply latency of one turn number ("1", "2", …, and
+// "2+" for every turn after the first).
+type turnLatency struct {
+	Turn string `json:"turn"`
+	P50  ms     `json:"p50_ms"`
+	P99  ms     `json:"p99_ms"`
+}
+
+// byTurn summarizes the reply latency of turns 1 to 5 and of all later
+// turns (2+) together.
+func byTurn(turns [][]time.Duration) []turnLatency {
+	var out []turnLatency
+	var later []time.Duration
+	for i, d := range turns {
+		if i > 0 {
+			later = append(later, d...)
+		}
+		if i < 5 {
+			out = append(out, turnLatency{fmt.Sprint(i + 1), toMS(quantile(d, .5)), toMS(quantile(d, .99))})
+		}
+	}
+	if len(later) > 0 {
+		out = append(out, turnLatency{"2+", toMS(quantile(later, .5)), toMS(quantile(later, .99))})
+	}
+	return out
 }
 
 type sizes struct {
@@ -56,6 +87,7 @@ func summarize(s *samples, wall, provider time.Duration) phase {
 	if len(s.e2e) > 0 {
 		p.EndToEndP50 = toMS(quantile(s.e2e, .5) - provider)
 		p.EndToEndP99 = toMS(quantile(s.e2e, .99) - provider)
+		p.ReplyByTurn = byTurn(s.byTurn)
 	}
 	return p
 }
@@ -87,6 +119,13 @@ func writeTable(w io.Writer, r result) {
 	row("gateway (turns)", r.Gateway)
 	row("ceiling (GET+SET)", r.Ceiling)
 	tw.Flush()
+	if len(r.Gateway.ReplyByTurn) > 0 {
+		fmt.Fprint(w, "\nreply latency by turn number (provider included):")
+		for _, l := range r.Gateway.ReplyByTurn {
+			fmt.Fprintf(w, "  turn %s: p50 %.0f ms, p99 %.0f ms;", l.Turn, l.P50, l.P99)
+		}
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintf(w, "\ngateway/ceiling: %.2f   state per chat: %.0f B mean, %d B max   peak RSS: %.0f MiB   RSS with every chat idle: %.0f MiB\n",
 		r.Ratio, r.StateBytes.Mean, r.StateBytes.Max, float64(r.PeakRSSBytes)/(1<<20), float64(r.Gateway.SettledRSSBytes)/(1<<20))
 }

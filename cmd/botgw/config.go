@@ -31,6 +31,7 @@ type Config struct {
 	MaxToolCalls int                `yaml:"max_tool_calls"` // per turn; default 5
 	Limits       LimitsConfig       `yaml:"limits"`
 	Compaction   compaction.Config  `yaml:"compaction"`
+	Turns        convo.TurnsConfig  `yaml:"turns"` // debounce and interrupt; channels.<name>.turns overrides
 	Channels     ChannelsConfig     `yaml:"channels"`
 	Events       EventsConfig       `yaml:"events"`
 	Admin        AdminConfig        `yaml:"admin"`
@@ -52,6 +53,12 @@ type ProviderConfig struct {
 	Temperature *float64        `yaml:"temperature"`
 	MaxRetries  *int            `yaml:"max_retries"`
 	Fallback    *ProviderConfig `yaml:"fallback"`
+	// MaxConcurrency bounds this replica's model calls in flight (default
+	// 1024); RequestsPerMinute and TokensPerMinute (0 = off) are shared by
+	// all replicas through Redis. See providers/limit.
+	MaxConcurrency    int `yaml:"max_concurrency"`
+	RequestsPerMinute int `yaml:"requests_per_minute"`
+	TokensPerMinute   int `yaml:"tokens_per_minute"`
 }
 
 // ChannelsConfig: a channel is on when its section is present.
@@ -60,6 +67,9 @@ type ChannelsConfig struct {
 	Slack    *slackConfig    `yaml:"slack"`
 	WhatsApp *whatsappConfig `yaml:"whatsapp"`
 	Web      *web.Config     `yaml:"web"`
+	// Turns are the channels.<name>.turns overrides of the top-level turns
+	// section, decoded apart from the adapters' sections (turns.go).
+	Turns map[string]convo.TurnsConfig `yaml:"-"`
 }
 
 // LimitsConfig caps each chat's use; zero is off.
@@ -140,15 +150,39 @@ func expandEnv(s string) string {
 }
 
 // decodeYAML decodes strictly and rewrites yaml.v3's line-numbered errors
-// into key paths ("redis.bogus: unknown key").
+// into key paths ("redis.bogus: unknown key"). The per-channel turn
+// sections (channels.<name>.turns) are taken out first and decoded apart,
+// so the adapters' own config types stay as they are.
 func decodeYAML(src string, cfg *Config) error {
+	var root yaml.Node
+	if err := yaml.Unmarshal([]byte(src), &root); err != nil {
+		return &syntaxError{err}
+	}
+	turns := takeChannelTurns(&root)
+	if len(turns) > 0 {
+		b, err := yaml.Marshal(&root)
+		if err != nil {
+			return &syntaxError{err}
+		}
+		src = string(b)
+	}
+	err := strictDecode(src, cfg, "")
+	if _, ok := errors.AsType[*syntaxError](err); ok {
+		return err
+	}
+	return errors.Join(err, decodeChannelTurns(turns, cfg))
+}
+
+// strictDecode decodes src into out with unknown keys as errors, each named
+// by its key path under prefix.
+func strictDecode(src string, out any, prefix string) error {
 	var root yaml.Node
 	if err := yaml.Unmarshal([]byte(src), &root); err != nil {
 		return &syntaxError{err}
 	}
 	dec := yaml.NewDecoder(bytes.NewReader([]byte(src)))
 	dec.KnownFields(true)
-	err := dec.Decode(cfg)
+	err := dec.Decode(out)
 	if err == nil || errors.Is(err, io.EOF) {
 		return nil
 	}
@@ -157,6 +191,9 @@ func decodeYAML(src string, cfg *Config) error {
 		return &syntaxError{err}
 	}
 	lines := keyPaths(&root)
+	for l, p := range lines {
+		lines[l] = join(prefix, p)
+	}
 	errs := make([]error, 0, len(te.Errors))
 	for _, msg := range te.Errors {
 		errs = append(errs, errors.New(describe(msg, lines)))

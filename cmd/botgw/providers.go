@@ -6,10 +6,13 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/providers/anthropic"
 	"github.com/botgw/botgw/providers/fake"
 	"github.com/botgw/botgw/providers/fallback"
+	"github.com/botgw/botgw/providers/limit"
 	"github.com/botgw/botgw/providers/openai"
 )
 
@@ -17,23 +20,51 @@ import (
 // provider id; nil observes nothing.
 type observer func(provider string) func(status int, retry bool)
 
+// shaping is what buildProvider needs to put each provider behind its
+// limits (providers/limit): the Redis its shared rates live in, and the key
+// prefix they go under.
+type shaping struct {
+	rdb    redis.UniversalClient
+	prefix string
+	obs    observer
+	log    *slog.Logger
+	// watch, when set, is told of each limited provider (metrics).
+	watch func(*limit.Provider)
+}
+
 // buildProvider builds the configured provider and, with a fallback, the
-// chain. ids are the provider ids whose state the engine may continue.
-func buildProvider(pc ProviderConfig, obs observer, log *slog.Logger) (p botgw.Provider, ids []string, err error) {
-	p, err = oneProvider(pc.resolved(), obs)
+// chain; each member behind its own limits. ids are the provider ids whose
+// state the engine may continue.
+func buildProvider(pc ProviderConfig, sh shaping) (p botgw.Provider, ids []string, err error) {
+	p, err = shapedProvider(pc.resolved(), sh)
 	if err != nil {
 		return nil, nil, err
 	}
 	ids = []string{p.ID()}
 	if pc.Fallback != nil {
-		second, err := oneProvider(pc.Fallback.resolved(), obs)
+		second, err := shapedProvider(pc.Fallback.resolved(), sh)
 		if err != nil {
 			return nil, nil, fmt.Errorf("provider.fallback: %w", err)
 		}
 		ids = append(ids, second.ID())
-		p = fallback.New(p, second, log)
+		p = fallback.New(p, second, sh.log)
 	}
 	return p, ids, nil
+}
+
+// shapedProvider is one provider behind its max_concurrency and its
+// requests and tokens per minute.
+func shapedProvider(pc ProviderConfig, sh shaping) (botgw.Provider, error) {
+	p, err := oneProvider(pc, sh.obs)
+	if err != nil {
+		return nil, err
+	}
+	lp, err := limit.New(p, limit.Config{MaxConcurrency: pc.MaxConcurrency, RequestsPerMinute: pc.RequestsPerMinute,
+		TokensPerMinute: pc.TokensPerMinute, Key: sh.prefix + ":provider:" + p.ID()}, sh.rdb, sh.log)
+	if err == nil && sh.watch != nil {
+		sh.watch(lp)
+	}
+	return lp, err
 }
 
 func oneProvider(pc ProviderConfig, obs observer) (botgw.Provider, error) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"github.com/botgw/botgw/compaction"
 	"github.com/botgw/botgw/convo"
 	"github.com/botgw/botgw/convo/metrics"
+	"github.com/botgw/botgw/providers/limit"
 	"github.com/botgw/botgw/state"
 	"github.com/botgw/botgw/webhooks"
 )
@@ -173,7 +175,9 @@ func build(ctx context.Context, cfg Config, tracer trace.Tracer, log *slog.Logge
 
 func (gw *gateway) wire(ctx context.Context, cfg Config, tracer trace.Tracer, log *slog.Logger) error {
 	met := gw.metrics()
-	prov, ids, err := buildProvider(cfg.Provider, met.ProviderAttempts, log)
+	prov, ids, err := buildProvider(cfg.Provider, shaping{rdb: gw.store.Client(), prefix: cmp.Or(cfg.Redis.KeyPrefix, state.DefaultKeyPrefix),
+		obs: met.ProviderAttempts, log: log,
+		watch: watchProviders(met)})
 	if err != nil {
 		return err
 	}
@@ -195,7 +199,7 @@ func (gw *gateway) wire(ctx context.Context, cfg Config, tracer trace.Tracer, lo
 		SystemPrompt: cfg.SystemPrompt, StateTTL: cfg.State.TTL, TurnTimeout: turnTimeout(cfg.Provider),
 		Operators: cfg.Admin.Operators, AcceptProviders: ids, LeaseRenew: gw.store.LeaseTTL() / 3,
 		MaxToolCalls: cfg.MaxToolCalls, Apology: cfg.Apology, Limits: cfg.Limits.engine(),
-		LogContent: cfg.Log.Content,
+		LogContent: cfg.Log.Content, Turns: cfg.Turns, ChannelTurns: cfg.Channels.Turns,
 	}, convo.Deps{Store: gw.store, Provider: prov, Compactor: comp, Channels: gw.channels.byName(),
 		Count: func(h []botgw.Message) int { return compaction.CountMessages(counter, h) },
 		Tools: tools, Audit: trail, Hooks: met.Hooks(), Tracer: tracer, Log: log})
@@ -218,6 +222,18 @@ func (gw *gateway) wire(ctx context.Context, cfg Config, tracer trace.Tracer, lo
 		gw.server.Handle(http.MethodOptions, "/v1/chat", w.ChatHandler(gw.engine.Handle))
 	}
 	return nil
+}
+
+// watchProviders exports each limited provider's calls in flight and
+// waiting, once per provider id (a fallback may share its primary's id).
+func watchProviders(met *metrics.Metrics) func(*limit.Provider) {
+	seen := map[string]bool{}
+	return func(p *limit.Provider) {
+		if !seen[p.ID()] {
+			seen[p.ID()] = true
+			met.WatchProvider(p.ID(), p.InFlight, p.Waiting)
+		}
+	}
 }
 
 // metrics builds the Prometheus metrics and counts Redis errors.

@@ -32,7 +32,7 @@ func (c Config) Validate() error {
 	errs = append(errs, c.Redis.Validate(), c.Compaction.Validate())
 	errs = append(errs, c.Provider.validate("provider")...)
 	errs = append(errs, c.Channels.validate()...)
-	errs = append(errs, convo.ValidateTools(c.Tools), c.Limits.validate())
+	errs = append(errs, convo.ValidateTools(c.Tools), c.Limits.validate(), c.validateTurns())
 	if c.MaxToolCalls < 0 {
 		bad("max_tool_calls", "must not be negative")
 	}
@@ -115,6 +115,15 @@ func (p ProviderConfig) validate(key string) []error {
 	}
 	if p.MaxRetries != nil && *p.MaxRetries < 0 {
 		bad("max_retries", "must not be negative")
+	}
+	if p.MaxConcurrency < 0 {
+		bad("max_concurrency", "must not be negative (0: the default, 1024)")
+	}
+	if p.RequestsPerMinute < 0 {
+		bad("requests_per_minute", "must not be negative (0 is off)")
+	}
+	if p.TokensPerMinute < 0 {
+		bad("tokens_per_minute", "must not be negative (0 is off)")
 	}
 	if p.Fallback != nil {
 		if p.Fallback.Fallback != nil {
