@@ -122,6 +122,9 @@ type Message struct {
 	EventKey string `json:"event_key,omitempty"`
 	// InboundIDs are the platform message ids this user message was made of.
 	InboundIDs []string `json:"inbound_ids,omitempty"`
+	// Operator names the person who wrote an assistant message by hand
+	// during a takeover; empty for the model's words.
+	Operator string `json:"operator,omitempty"`
 }
 
 // ToolCall is one function call asked for by the model, with its outcome.
@@ -151,7 +154,28 @@ const (
 	KindUnsupported InboundKind = "unsupported"
 	// KindEvent is an app event (Event is set).
 	KindEvent InboundKind = "event"
+	// KindOperator is an operator's action on the chat (Op is set): it
+	// goes through the pending list like any input, so it is applied in
+	// order and committed with the chat's state on whichever replica runs
+	// the chat.
+	KindOperator InboundKind = "operator"
 )
+
+// Operator actions carried by a KindOperator inbound.
+const (
+	OpPause     = "pause"     // stop answering until Op.Until
+	OpResume    = "resume"    // answer again
+	OpMessage   = "message"   // send Inbound.Text as the assistant, signed Op.Operator
+	OpRedeliver = "redeliver" // put Op.Reply back into the outbox (a retried dead letter)
+)
+
+// OperatorAction is what an operator asked of a chat.
+type OperatorAction struct {
+	Action   string    `json:"action"`
+	Operator string    `json:"operator,omitempty"` // who: "admin-api", "telegram:123", a name
+	Until    time.Time `json:"until,omitzero"`     // OpPause: when the pause ends by itself
+	Reply    *Outbound `json:"reply,omitempty"`    // OpRedeliver
+}
 
 // Inbound is one normalised message into a chat.
 type Inbound struct {
@@ -165,6 +189,8 @@ type Inbound struct {
 	Text     string    `json:"text,omitempty"`
 	At       time.Time `json:"at,omitzero"`
 	Event    *Event    `json:"event,omitempty"`
+	// Op is the operator's action of a KindOperator inbound.
+	Op *OperatorAction `json:"op,omitempty"`
 	// Cut is set when Text (or the event's text) was longer than the
 	// gateway's input limit and was cut to it; the user is told.
 	Cut bool `json:"cut,omitempty"`

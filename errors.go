@@ -13,6 +13,7 @@ var (
 	ErrLeaseLost   = errors.New("lease lost")
 	ErrDuplicate   = errors.New("duplicate")
 	ErrUnsupported = errors.New("unsupported")
+	ErrBadCursor   = errors.New("not a cursor this list handed out")
 	// ErrInvalidInput is input that can never be stored (a chat key or a
 	// field the store cannot hold): retrying cannot help.
 	ErrInvalidInput = errors.New("input cannot be stored")

@@ -2,6 +2,7 @@ package botgw
 
 import (
 	"context"
+	"strings"
 	"time"
 )
 
@@ -23,6 +24,40 @@ type Commit struct {
 	TTL      time.Duration // sliding expiry, refreshed by every commit
 	Consumed int           // pending entries taken from the head of the list
 	Outbox   []Outbound    // replies to deliver
+	// Activity, when set, updates the chat list (ChatIndex) with the
+	// commit: last activity, a preview of the last message, the pause.
+	Activity *ChatActivity
+}
+
+// ChatActivity is what the chat list knows of a chat, kept at commit so
+// listing never decodes state.
+type ChatActivity struct {
+	At          time.Time
+	Preview     string    // the last message, short
+	PausedUntil time.Time // zero when not paused
+}
+
+// ChatSummary is one chat of the chat list.
+type ChatSummary struct {
+	Chat ChatKey
+	ChatActivity
+}
+
+// ChatQuery selects and pages the chat list. Channel and Prefix filter on
+// the chat key ("telegram", "telegram:-100"); Cursor "" starts.
+type ChatQuery struct {
+	Channel, Prefix, Cursor string
+	Limit                   int
+}
+
+// ChatIndex lists chats by last activity, newest first. Optional: a Store
+// that keeps the index at Commit implements it.
+type ChatIndex interface {
+	// Chats returns up to q.Limit chats and the cursor of the next page (""
+	// when done). A page may be short, even empty, with a cursor: the
+	// filter examined a bounded number of chats. ErrBadCursor for a cursor
+	// it did not hand out.
+	Chats(ctx context.Context, q ChatQuery) ([]ChatSummary, string, error)
 }
 
 // ChatInfo is the store's view of a chat, for operators.
@@ -85,4 +120,51 @@ type Store interface {
 	Once(ctx context.Context, name string, ttl time.Duration) (bool, error)
 	// Ping checks that the store is reachable.
 	Ping(ctx context.Context) error
+}
+
+// Dead-letter kinds.
+const (
+	DeadReply = "reply" // a reply the platform refused for good or that exhausted its attempts
+	DeadInput = "input" // input that can never be processed
+)
+
+// DeadLetter is something the gateway could not deliver or process, kept
+// for an operator to retry or discard instead of being dropped silently.
+type DeadLetter struct {
+	ID       string    `json:"id"`   // assigned by the store
+	Chat     string    `json:"chat"` // as received: poison input may not parse as a ChatKey
+	Kind     string    `json:"kind"` // DeadReply | DeadInput
+	Reason   string    `json:"reason"`
+	At       time.Time `json:"at"`
+	Attempts int       `json:"attempts"`
+	Text     string    `json:"text"`
+	// Reply and Input are what a retry hands back to the chat.
+	Reply *Outbound `json:"reply,omitempty"`
+	Input *Inbound  `json:"input,omitempty"`
+}
+
+// Channel is the channel part of d.Chat ("telegram" of "telegram:1").
+func (d DeadLetter) Channel() string {
+	ch, _, _ := strings.Cut(d.Chat, ":")
+	return ch
+}
+
+// DeadLetters keeps dead letters for a retention period, newest first.
+// Every method is safe for concurrent use and takes one Redis round trip.
+type DeadLetters interface {
+	// AddDeadLetter stores d, assigning d.ID (and d.At when zero), and
+	// returns the id.
+	AddDeadLetter(ctx context.Context, d DeadLetter) (string, error)
+	// ListDeadLetters pages newest first with an opaque cursor ("" starts;
+	// "" returned means done).
+	ListDeadLetters(ctx context.Context, cursor string, n int) ([]DeadLetter, string, error)
+	// TakeDeadLetter removes and returns one entry atomically, so two
+	// operators retrying it at once retry it once; ErrNotFound if absent.
+	TakeDeadLetter(ctx context.Context, id string) (DeadLetter, error)
+	// DeadLetterCounts counts the entries kept, by channel and kind.
+	DeadLetterCounts(ctx context.Context) (map[[2]string]int, error)
+	// DeliveryFailed counts one more failed delivery round of outbox entry
+	// id of chat k and returns the count so far; DeliveryDone forgets it.
+	DeliveryFailed(ctx context.Context, k ChatKey, id string) (int, error)
+	DeliveryDone(ctx context.Context, k ChatKey, id string) error
 }

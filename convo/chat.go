@@ -241,22 +241,14 @@ func (e *Engine) commit(ctx context.Context, k botgw.ChatKey, c botgw.Commit, st
 }
 
 // deliverAll sends replies in order and appends the id of each the channel
-// took (or refused for good) to done, for removal from the outbox. It
-// retries a failing send with backoff for a while; if the platform stays
-// down it stops there (ok false) and the rest stay in the outbox for a
-// later attempt.
+// took (or that went to the dead letters) to done, for removal from the
+// outbox. It retries a failing send with backoff for a while; if the
+// platform stays down it stops there (ok false) and the rest stay in the
+// outbox for a later attempt (deadletter.go: until their budget is spent).
 func (e *Engine) deliverAll(ctx context.Context, k botgw.ChatKey, out []botgw.Outbound, done []string, log *slog.Logger) (_ []string, ok bool) {
-	ch, known := e.deps.Channels[k.Channel]
 	for _, m := range out {
-		if !known {
-			log.Error("reply for a channel that is not configured; dropping it", "channel", k.Channel)
-		} else if err := e.send(ctx, ch, m); err != nil {
-			var pe *botgw.PlatformError
-			if !errors.As(err, &pe) || !pe.Permanent {
-				log.Warn("deliver reply; kept in the outbox for a later attempt", "err", err)
-				return done, false
-			}
-			log.Error("deliver reply: permanent platform error; dropping it", "err", err)
+		if err := e.deliverOne(ctx, k, m, log); err != nil {
+			return done, false
 		}
 		done = append(done, m.ID)
 	}

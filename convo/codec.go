@@ -42,8 +42,12 @@ type envelope struct {
 	Records     []turnRecord    `json:"records,omitempty"`
 	// Hint compares the provider's reported input tokens for the last
 	// request with our estimate of it; compaction budgets follow it.
-	Hint    botgw.UsageHint `json:"usage_hint,omitzero"`
-	History []botgw.Message `json:"history"`
+	Hint botgw.UsageHint `json:"usage_hint,omitzero"`
+	// PausedUntil is set while an operator has taken the chat over: input
+	// is stored, the model is not called (takeover.go).
+	PausedUntil time.Time       `json:"paused_until,omitzero"`
+	PausedBy    string          `json:"paused_by,omitempty"`
+	History     []botgw.Message `json:"history"`
 }
 
 // compactionStats records what compaction did to this chat.
@@ -171,6 +175,8 @@ type Decoded struct {
 	TodayTokens int             `json:"today_tokens,omitempty"`
 	Compaction  compactionStats `json:"compaction"`
 	Records     []turnRecord    `json:"records,omitempty"`
+	PausedUntil time.Time       `json:"paused_until,omitzero"`
+	PausedBy    string          `json:"paused_by,omitempty"`
 	History     []botgw.Message `json:"history"`
 }
 
@@ -193,12 +199,14 @@ func Encode(d *Decoded) ([]byte, error) {
 	}
 	e := envelope{V: d.Version, Provider: d.Provider, Created: d.Created, Updated: d.Updated,
 		Turns: d.Turns, Usage: d.Usage, Today: d.Today, TodayTokens: d.TodayTokens,
-		Compaction: d.Compaction, Records: d.Records, History: d.History}
+		Compaction: d.Compaction, Records: d.Records, History: d.History,
+		PausedUntil: d.PausedUntil, PausedBy: d.PausedBy}
 	return encode(&e)
 }
 
 func view(e *envelope) *Decoded {
 	return &Decoded{Version: e.V, Provider: e.Provider, Created: e.Created, Updated: e.Updated,
 		Turns: e.Turns, Usage: e.Usage, Today: e.Today, TodayTokens: e.TodayTokens,
-		Compaction: e.Compaction, Records: e.Records, History: e.History}
+		Compaction: e.Compaction, Records: e.Records, History: e.History,
+		PausedUntil: e.PausedUntil, PausedBy: e.PausedBy}
 }

@@ -15,12 +15,13 @@ import (
 
 // command is one in-chat command. Commands never reach the LLM and never
 // enter the history. Own runs on the sender's chat; Other, when set, runs
-// on another chat named as the argument and needs an operator.
+// on another chat named as the first argument and needs an operator; it
+// gets the words after the chat (rest) and who asked (actor).
 type command struct {
 	Name  string
 	Help  string
 	Own   func(ctx context.Context, e *Engine, v *chatView) (reply string, reset bool)
-	Other func(ctx context.Context, e *Engine, target botgw.ChatKey) string
+	Other func(ctx context.Context, e *Engine, target botgw.ChatKey, rest, actor string) string
 }
 
 // chatView is what a command sees of its own chat during a turn.
@@ -29,6 +30,9 @@ type chatView struct {
 	env  *envelope
 	size int
 	ttl  time.Duration
+	// operator is set while a command of an operator runs (/status shows
+	// them a takeover).
+	operator bool
 }
 
 // commandTable lists the in-chat commands; the engine keeps it (cmdHelp
@@ -37,6 +41,8 @@ func commandTable() []command {
 	return []command{
 		{Name: "reset", Help: "forget this conversation (operators: /reset <chat>)", Own: cmdReset, Other: cmdResetOther},
 		{Name: "status", Help: "turns, stored size, tokens used and time to expiry (operators: /status <chat>)", Own: cmdStatus, Other: cmdStatusOther},
+		{Name: "pause", Help: "operators: /pause <chat> [duration]: take a chat over (the assistant stops answering)", Own: cmdTakeoverUsage, Other: cmdPause},
+		{Name: "resume", Help: "operators: /resume <chat>: hand a chat back to the assistant", Own: cmdTakeoverUsage, Other: cmdResume},
 		{Name: "help", Help: "list the commands", Own: cmdHelp},
 	}
 }
@@ -60,7 +66,9 @@ func (e *Engine) parseCommand(text string) (*command, string, bool) {
 // runCommand checks permissions and usage, runs the command and audits
 // what operators do and what is refused.
 func (e *Engine) runCommand(ctx context.Context, v *chatView, in botgw.Inbound, c *command, args string, log *slog.Logger) (string, bool) {
-	if args == "" || args == v.chat.String() {
+	v.operator = e.isOperator(in)
+	targetArg, rest, _ := strings.Cut(args, " ")
+	if args == "" || targetArg == v.chat.String() {
 		reply, reset := c.Own(ctx, e, v)
 		if reset {
 			audit(ctx, e.deps.Audit, log, AuditEntry{Actor: actor(in), Action: "reset", Target: v.chat.String(), Result: "ok"})
@@ -70,17 +78,17 @@ func (e *Engine) runCommand(ctx context.Context, v *chatView, in botgw.Inbound, 
 	if c.Other == nil {
 		return fmt.Sprintf("/%s takes no argument.", c.Name), false
 	}
-	entry := AuditEntry{Actor: actor(in), Action: c.Name, Target: args}
-	if !e.isOperator(in) {
+	entry := AuditEntry{Actor: actor(in), Action: c.Name, Target: targetArg, Detail: strings.TrimSpace(rest)}
+	if !v.operator {
 		entry.Result = "refused: not an operator"
 		audit(ctx, e.deps.Audit, log, entry)
 		return fmt.Sprintf("Sorry, only operators can use /%s on another chat.", c.Name), false
 	}
-	target, err := botgw.ParseChatKey(args)
+	target, err := botgw.ParseChatKey(targetArg)
 	if err != nil {
 		return fmt.Sprintf("Usage: /%s <chat>, e.g. /%s telegram:123456789", c.Name, c.Name), false
 	}
-	reply := c.Other(ctx, e, target)
+	reply := c.Other(ctx, e, target, strings.TrimSpace(rest), actor(in))
 	entry.Result = reply
 	audit(ctx, e.deps.Audit, log, entry)
 	return reply, false
@@ -95,23 +103,28 @@ func actor(in botgw.Inbound) string { return in.Chat.Channel + ":" + in.UserID }
 func cmdReset(_ context.Context, e *Engine, v *chatView) (string, bool) {
 	fresh := newEnvelope(e.now())
 	fresh.Processed = v.env.Processed
-	fresh.Today, fresh.TodayTokens = v.env.Today, v.env.TodayTokens // a reset is no way round the daily limit
+	fresh.Today, fresh.TodayTokens = v.env.Today, v.env.TodayTokens       // a reset is no way round the daily limit
+	fresh.PausedUntil, fresh.PausedBy = v.env.PausedUntil, v.env.PausedBy // nor round an operator's takeover
 	v.env = fresh
 	return "Done: I've forgotten our conversation. Let's start again!", true
 }
 
-func cmdResetOther(ctx context.Context, e *Engine, target botgw.ChatKey) string {
+func cmdResetOther(ctx context.Context, e *Engine, target botgw.ChatKey, _, _ string) string {
 	if err := e.deps.Store.Reset(ctx, target); err != nil {
 		return fmt.Sprintf("Could not reset %s: %v", target, err)
 	}
 	return fmt.Sprintf("Reset %s: its next message starts a new conversation.", target)
 }
 
-func cmdStatus(_ context.Context, _ *Engine, v *chatView) (string, bool) {
-	return statusText(v.env, v.size, v.ttl), false
+func cmdStatus(_ context.Context, e *Engine, v *chatView) (string, bool) {
+	s := statusText(v.env, v.size, v.ttl)
+	if v.operator {
+		s += pauseText(v.env, e.now())
+	}
+	return s, false
 }
 
-func cmdStatusOther(ctx context.Context, e *Engine, target botgw.ChatKey) string {
+func cmdStatusOther(ctx context.Context, e *Engine, target botgw.ChatKey, _, _ string) string {
 	info, err := e.deps.Store.Info(ctx, target)
 	if err != nil {
 		return fmt.Sprintf("No conversation found for %s.", target)
@@ -120,7 +133,7 @@ func cmdStatusOther(ctx context.Context, e *Engine, target botgw.ChatKey) string
 	if err != nil || env == nil {
 		return fmt.Sprintf("%s has no readable conversation (%d pending).", target, info.Pending)
 	}
-	return target.String() + ": " + statusText(env, len(info.Blob), info.TTL)
+	return target.String() + ": " + statusText(env, len(info.Blob), info.TTL) + pauseText(env, e.now())
 }
 
 func statusText(env *envelope, size int, ttl time.Duration) string {

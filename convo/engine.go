@@ -36,6 +36,12 @@ type Config struct {
 	// continues (the provider and its fallbacks); state locked to any other
 	// is dropped. Empty: the provider's own id.
 	AcceptProviders []string
+	// TakeoverTTL is how long an operator's /pause without a duration
+	// lasts; default 30m.
+	TakeoverTTL time.Duration
+	// DeliveryAttempts is how many delivery rounds (each a few quick
+	// retries) a reply gets before it goes to the dead letters; default 5.
+	DeliveryAttempts int
 	// LogContent adds the message text and the reply to the per-turn log
 	// line. Off by default: logs carry no conversation content.
 	LogContent bool
@@ -61,6 +67,10 @@ func (c Config) withDefaults() Config {
 	def(&c.LeaseRenew, 10*time.Second)
 	if c.MaxToolCalls <= 0 {
 		c.MaxToolCalls = 5
+	}
+	def(&c.TakeoverTTL, 30*time.Minute)
+	if c.DeliveryAttempts <= 0 {
+		c.DeliveryAttempts = 5
 	}
 	if c.Apology == "" {
 		c.Apology = "Sorry, I couldn't answer just now. Please try again in a moment."
@@ -95,6 +105,9 @@ type Deps struct {
 	Hooks    Hooks    // optional observation points (metrics)
 	// Tracer starts the spans of each turn (tracing.go); nil: no tracing.
 	Tracer trace.Tracer
+	// DeadLetters keeps replies and input that could not be delivered or
+	// processed; nil: the Store, when it implements botgw.DeadLetters.
+	DeadLetters botgw.DeadLetters
 }
 
 // Engine schedules and runs turns. Create it with New, start it with Run.
@@ -174,6 +187,9 @@ func (e *Engine) Handle(ctx context.Context, in botgw.Inbound) error {
 	case errors.Is(err, botgw.ErrInvalidInput):
 		e.log.Warn("input that can never be stored: acknowledged and ignored",
 			"channel", in.Chat.Channel, "chat", in.Chat, "reason", invalidReason(in))
+		if err := e.DeadLetterInput(ctx, in, invalidReason(in)); err != nil {
+			e.log.Warn("keep unstorable input as a dead letter", "err", err)
+		}
 		return nil
 	case err != nil:
 		return fmt.Errorf("accept %s: %w", in.Chat, err)

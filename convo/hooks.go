@@ -24,6 +24,8 @@ type Hooks struct {
 	// Backlog reports what a worker found when it took a chat: pending
 	// input and undelivered replies.
 	Backlog func(channel string, pending, outbox int)
+	// DeadLetter reports a reply or input moved to the dead letters.
+	DeadLetter func(channel, kind string)
 }
 
 // TurnStats describes one turn, for metrics. It never holds message text.
@@ -88,5 +90,11 @@ func (h Hooks) lease(channel string, delta int) {
 func (h Hooks) backlog(channel string, snap botgw.Snapshot) {
 	if h.Backlog != nil {
 		h.Backlog(channel, len(snap.Pending), len(snap.Outbox))
+	}
+}
+
+func (h Hooks) deadLetter(channel, kind string) {
+	if h.DeadLetter != nil {
+		h.DeadLetter(channel, kind)
 	}
 }

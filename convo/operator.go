@@ -16,7 +16,8 @@ type AuditEntry struct {
 	At     time.Time `json:"at"`
 	Actor  string    `json:"actor"`  // "telegram:123456789", "admin-api", "cli"
 	Action string    `json:"action"` // reset, status, import
-	Target string    `json:"target"` // chat key
+	Target string    `json:"target"` // chat key or dead-letter id
+	Detail string    `json:"detail,omitempty"`
 	Result string    `json:"result,omitempty"`
 }
 
@@ -33,6 +34,15 @@ type Operator struct {
 	Trail    AuditLog // nil: actions are only logged
 	StateTTL time.Duration
 	Log      *slog.Logger
+	// Deliver queues operator actions into a chat's pending list: the
+	// engine's Handle, so this replica runs them at once; nil: Store.Append
+	// (a serving replica's poller picks them up).
+	Deliver botgw.Deliver
+	// TakeoverTTL is how long a pause without a duration lasts; default 30m.
+	TakeoverTTL time.Duration
+	// DeadLetters keeps what could not be delivered or processed; nil: the
+	// Store, when it implements botgw.DeadLetters.
+	DeadLetters botgw.DeadLetters
 }
 
 // ChatView is a chat as an operator sees it.
@@ -52,6 +62,10 @@ type ChatView struct {
 	Events     []botgw.Message `json:"events"`
 	History    []botgw.Message `json:"history"`
 	Problem    string          `json:"problem,omitempty"` // why the stored state cannot be read
+	// PausedUntil (RFC 3339) and PausedBy are set while an operator holds
+	// the chat.
+	PausedUntil string `json:"paused_until,omitempty"`
+	PausedBy    string `json:"paused_by,omitempty"`
 }
 
 func (o *Operator) List(ctx context.Context, cursor string, n int) ([]botgw.ChatKey, string, error) {
@@ -77,6 +91,9 @@ func (o *Operator) Show(ctx context.Context, k botgw.ChatKey) (any, error) {
 	}
 	v.Turns, v.Usage, v.Provider, v.Compaction, v.Records = d.Turns, d.Usage, d.Provider, d.Compaction, d.Records
 	v.History = d.History
+	if time.Now().Before(d.PausedUntil) {
+		v.PausedUntil, v.PausedBy = d.PausedUntil.UTC().Format(time.RFC3339), d.PausedBy
+	}
 	for _, m := range d.History {
 		if m.Role == botgw.RoleEvent {
 			v.Events = append(v.Events, m)
@@ -132,7 +149,11 @@ func (o *Operator) Import(ctx context.Context, k botgw.ChatKey, data []byte, act
 		return fmt.Errorf("import %s: %w", k, err)
 	}
 	defer o.Store.Release(context.WithoutCancel(ctx), k, snap.Lease)
-	err = o.Store.Commit(ctx, k, botgw.Commit{Lease: snap.Lease, Version: snap.Version, Blob: blob, TTL: o.StateTTL})
+	act := &botgw.ChatActivity{At: time.Now()}
+	if n := len(d.History); n > 0 {
+		act.Preview = previewOf(d.History[n-1])
+	}
+	err = o.Store.Commit(ctx, k, botgw.Commit{Lease: snap.Lease, Version: snap.Version, Blob: blob, TTL: o.StateTTL, Activity: act})
 	o.record(ctx, AuditEntry{Actor: actor, Action: "import", Target: k.String()}, err)
 	if err != nil {
 		return fmt.Errorf("import %s: %w", k, err)

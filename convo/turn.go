@@ -13,11 +13,12 @@ import (
 
 // batch is what one turn makes of a chat's pending input.
 type batch struct {
-	user    *botgw.Message // the user's messages since the last event, as one message
-	asked   bool           // the burst holds user text for the model
-	last    botgw.Inbound  // the input answered: its Meta goes with the reply
-	replies []string       // command answers and notices, in order
-	respond bool           // an event asked for a reply
+	user    *botgw.Message   // the user's messages since the last event, as one message
+	asked   bool             // the burst holds user text for the model
+	last    botgw.Inbound    // the input answered: its Meta goes with the reply
+	replies []string         // command answers and notices, in order
+	respond bool             // an event asked for a reply
+	out     []botgw.Outbound // operator messages and redelivered replies, in order
 }
 
 // turn runs one turn over snap's pending input and returns the commit.
@@ -36,16 +37,8 @@ func (e *Engine) turn(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 	view := chatView{chat: k, env: env, size: len(snap.Blob), ttl: snap.TTL}
 	b := e.collect(ctx, &view, snap.Pending, log)
 	env = view.env
-	switch {
-	case b.asked || b.respond:
-		if reply := e.answer(ctx, k, env, b, &stats, log); reply != "" {
-			b.replies = append(b.replies, reply)
-		}
-	case len(b.replies) > 0:
-		stats.Outcome = "command"
-	default:
-		stats.Outcome = "event"
-	}
+	e.respond(ctx, k, env, &b, &stats, now, log)
+	env.endExpiredPause(now)
 	if !b.asked && !b.respond && b.user != nil { // backlog only: stored, not answered
 		env.History = append(env.History, *b.user)
 	}
@@ -57,9 +50,10 @@ func (e *Engine) turn(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 	}
 	stats.StateSize = len(blob)
 	c := botgw.Commit{Lease: snap.Lease, Version: snap.Version, Blob: blob,
-		TTL: e.cfg.StateTTL, Consumed: len(snap.Pending)}
+		TTL: e.cfg.StateTTL, Consumed: len(snap.Pending), Activity: activity(env, now)}
+	c.Outbox = b.out
 	if len(b.replies) > 0 {
-		c.Outbox = []botgw.Outbound{{Chat: k, ID: "re-" + replyTo(b, snap.Pending), Text: strings.Join(b.replies, "\n\n"), Meta: b.last.Meta}}
+		c.Outbox = append(c.Outbox, botgw.Outbound{Chat: k, ID: "re-" + replyTo(b, snap.Pending), Text: strings.Join(b.replies, "\n\n"), Meta: b.last.Meta})
 	}
 	return c, stats
 }
@@ -72,6 +66,23 @@ func replyTo(b batch, pending []botgw.Inbound) string {
 		return b.last.ID
 	}
 	return pending[len(pending)-1].ID
+}
+
+// respond settles the turn's answer: none while an operator holds the chat,
+// the model's when the input asks for one.
+func (e *Engine) respond(ctx context.Context, k botgw.ChatKey, env *envelope, b *batch, stats *TurnStats, now time.Time, log *slog.Logger) {
+	switch {
+	case env.paused(now):
+		e.holdForOperator(env, b, stats)
+	case b.asked || b.respond:
+		if reply := e.answer(ctx, k, env, *b, stats, log); reply != "" {
+			b.replies = append(b.replies, reply)
+		}
+	case len(b.replies) > 0:
+		stats.Outcome = "command"
+	default:
+		stats.Outcome = "event"
+	}
 }
 
 // load decodes the stored state, or starts a fresh one (logging why).
@@ -109,6 +120,8 @@ func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbou
 				applyEvent(v.env, in)
 				b.respond = b.respond || in.Event.Respond
 			}
+		case botgw.KindOperator:
+			e.applyOperator(v, &b, in)
 		case botgw.KindUnsupported:
 			if in.Backlog { // no notice for old media: the backlog's answer covers it
 				continue

@@ -128,6 +128,8 @@ type Options struct {
 	Visibility time.Duration // how long a chat's work stays hidden from other replicas; default 15s
 	DedupeTTL  time.Duration // how long inbound ids are remembered; default 24h
 	MaxBatch   int           // pending entries one Begin returns at most; default 100
+	// DeadLetterTTL is how long dead letters are kept; default 168h.
+	DeadLetterTTL time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -142,6 +144,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxBatch <= 0 {
 		o.MaxBatch = 100
+	}
+	if o.DeadLetterTTL <= 0 {
+		o.DeadLetterTTL = 7 * 24 * time.Hour
 	}
 	return o
 }

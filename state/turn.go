@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/botgw/botgw"
 )
 
@@ -136,6 +138,7 @@ func (s *Store) dropCorrupt(ctx context.Context, k botgw.ChatKey, key, raw strin
 	if err := s.c.LRem(ctx, key, 1, raw).Err(); err != nil {
 		s.log.Error("drop undecodable list entry", "chat", k, "key", key, "err", err)
 	}
+	s.deadCorrupt(ctx, k, key, raw, err)
 }
 
 // Renew extends the lease by LeaseTTL.
@@ -165,7 +168,16 @@ func (s *Store) Commit(ctx context.Context, k botgw.ChatKey, c botgw.Commit) err
 	if err != nil {
 		return fmt.Errorf("commit chat %s: %w", k, err)
 	}
-	code, err := commitScript.Run(ctx, s.c, []string{ks.lease, ks.state, ks.pending, ks.outbox}, args...).Int()
+	var res *redis.Cmd
+	err = s.pipe(ctx, func(p redis.Pipeliner) {
+		res = commitScript.EvalSha(ctx, p, []string{ks.lease, ks.state, ks.pending, ks.outbox}, args...)
+		s.touchIndex(ctx, p, ks.member, c.Activity)
+	})
+	if err != nil && res.Err() == nil { // only the chat list's update failed
+		s.log.Warn("update the chat list", "err", err)
+		err = nil
+	}
+	code, _ := res.Int()
 	switch {
 	case err != nil:
 		return fmt.Errorf("commit chat %s: %w", k, err)
@@ -188,7 +200,10 @@ func commitArgs(c botgw.Commit, now int64) ([]any, error) {
 	if c.TTL > 0 {
 		expires = now + ms(c.TTL)
 	}
-	args := []any{c.Lease, c.Version, store, c.Blob, ms(c.TTL), max(c.Consumed, 0), expires}
+	args := []any{c.Lease, c.Version, store, c.Blob, ms(c.TTL), max(c.Consumed, 0), "0", "", 0, 0, expires}
+	if a := c.Activity; a != nil {
+		args[6], args[7], args[8], args[9] = "1", a.Preview, a.At.UnixMilli(), pausedMs(a.PausedUntil)
+	}
 	for _, m := range c.Outbox {
 		raw, err := json.Marshal(m)
 		if err != nil {

@@ -40,13 +40,18 @@ type Admin struct {
 	known    bool // channels were given: chats of other channels are 404
 	token    []byte
 	op       Operator
+	console  Console // nil: no takeover or dead-letter routes
 	log      *slog.Logger
 }
 
 // NewAdmin builds the admin API. An empty token disables it (every request
 // is refused), so an unconfigured deployment never exposes conversations.
+// When op also implements Console, the takeover and dead-letter routes are
+// served too.
 func NewAdmin(token string, op Operator, log *slog.Logger) *Admin {
-	return &Admin{token: []byte(token), op: op, log: log}
+	a := &Admin{token: []byte(token), op: op, log: log}
+	a.console, _ = op.(Console)
+	return a
 }
 
 func (a *Admin) mount(e *echo.Echo) {
@@ -58,6 +63,7 @@ func (a *Admin) mount(e *echo.Echo) {
 	g.PUT("/chats/:chat/export", a.importChat)
 	g.GET("/audit", a.audit)
 	a.mountChannels(g)
+	a.mountConsole(g)
 	a.mountPage(e)
 }
 
@@ -95,6 +101,9 @@ func (a *Admin) list(c echo.Context) error {
 	}
 	if err != nil || n < 1 || n > 1000 {
 		return echo.NewHTTPError(http.StatusBadRequest, "limit: want 1 to 1000")
+	}
+	if a.console != nil {
+		return a.chatList(c, n)
 	}
 	chats, next, err := a.op.List(c.Request().Context(), c.QueryParam("cursor"), n)
 	if errors.Is(err, botgw.ErrInvalid) {

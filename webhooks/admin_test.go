@@ -103,7 +103,7 @@ func newAdminRigOn(t *testing.T, st *state.Store, token string, steps ...fake.St
 		defer done()
 		_ = r.eng.Close(closeCtx)
 	})
-	op := &convo.Operator{Store: st, Trail: trail, StateTTL: time.Hour, Log: log}
+	op := &convo.Operator{Store: st, Trail: trail, StateTTL: time.Hour, Log: log, Deliver: r.eng.Handle}
 	list := []botgw.Channel{chans["whatsapp"], chans["slack"]}
 	r.h = New(Deps{Deliver: r.eng.Handle, Admin: NewAdmin(token, op, log).WithChannels(list)}).Handler()
 	return r

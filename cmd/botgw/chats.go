@@ -116,6 +116,9 @@ func (c chatsCmd) show(ctx context.Context, k botgw.ChatKey) error {
 func printChat(w io.Writer, v *convo.ChatView) {
 	fmt.Fprintf(w, "%s  turns %d · %d B stored · expires in %s · tokens %d in / %d out · pending %d · outbox %d\n",
 		v.Chat, v.Turns, v.Size, v.TTL, v.Usage.InputTokens, v.Usage.OutputTokens, v.Pending, v.Outbox)
+	if v.PausedUntil != "" {
+		fmt.Fprintf(w, "  paused by an operator until %s (%s)\n", v.PausedUntil, v.PausedBy)
+	}
 	if v.Problem != "" {
 		fmt.Fprintf(w, "  stored state unreadable: %s\n", v.Problem)
 	}

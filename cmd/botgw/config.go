@@ -88,6 +88,20 @@ type EventsConfig struct {
 type AdminConfig struct {
 	Token     string              `yaml:"token"`
 	Operators map[string][]string `yaml:"operators"`
+	// TakeoverTTL is how long a pause without a duration lasts.
+	TakeoverTTL time.Duration `yaml:"takeover_ttl"`
+	// DeadLetterTTL is how long dead letters are kept.
+	DeadLetterTTL time.Duration `yaml:"dead_letter_ttl"`
+	// DeliveryAttempts is how many delivery rounds a reply gets before it
+	// goes to the dead letters.
+	DeliveryAttempts int `yaml:"delivery_attempts"`
+}
+
+// storeOptions are the store timings plus the dead-letter retention.
+func (c Config) storeOptions() state.Options {
+	o := c.Redis.Options()
+	o.DeadLetterTTL = c.Admin.DeadLetterTTL
+	return o
 }
 
 type LogConfig struct {
@@ -109,6 +123,7 @@ func DefaultConfig() Config {
 		Limits:       LimitsConfig{MaxInputChars: convo.DefaultMaxInputChars},
 		Compaction:   compaction.Config{Strategy: "token_budget", MaxExchanges: 20, MaxTokens: 4000},
 		Channels:     ChannelsConfig{Web: &web.Config{}},
+		Admin:        AdminConfig{TakeoverTTL: 30 * time.Minute, DeadLetterTTL: 7 * 24 * time.Hour, DeliveryAttempts: 5},
 	}
 }
 

@@ -3,6 +3,7 @@
 //	botgw [serve] [-config FILE]          run the gateway (default: embedded Redis, web chat)
 //	botgw config check -config FILE       validate a config, naming each bad key
 //	botgw chats list|show|reset|export|import [CHAT] -config FILE [-json]
+//	botgw dead-letters list|retry ID|discard ID -config FILE [-json]
 //	botgw whatsapp link -config FILE [-phone NUMBER]
 //	botgw health [-url URL]                probe a running gateway (container HEALTHCHECK)
 //
@@ -43,6 +44,8 @@ const usage = `usage:
   botgw chats list [-cursor C] [-limit N] -config FILE [-json]
   botgw chats show|reset|export CHAT -config FILE [-json]
   botgw chats import CHAT -config FILE < chat.json
+  botgw dead-letters list [-cursor C] [-limit N] -config FILE [-json]
+  botgw dead-letters retry|discard ID -config FILE
   botgw whatsapp link -config FILE [-phone NUMBER]
   botgw health [-url http://127.0.0.1:8080/healthz]   (container HEALTHCHECK)
 The config file may also be given as BOTGW_CONFIG. With none, botgw runs on
@@ -61,6 +64,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdConfig(args, stdout, stderr)
 	case "chats":
 		return cmdChats(ctx, args, os.Stdin, stdout, stderr)
+	case "dead-letters":
+		return cmdDeadLetters(ctx, args, stdout, stderr)
 	case "whatsapp":
 		return cmdWhatsApp(ctx, args, stdout, stderr)
 	case "health":

@@ -160,7 +160,7 @@ func start(ctx context.Context, s botgw.Starter, name string, log *slog.Logger) 
 // build constructs the store, provider, compactor, channels, engine and
 // HTTP server. It is the only place that knows every concrete type.
 func build(ctx context.Context, cfg Config, tracer trace.Tracer, log *slog.Logger) (*gateway, error) {
-	st, err := state.Open(ctx, cfg.Redis, cfg.Redis.Options(), log)
+	st, err := state.Open(ctx, cfg.Redis, cfg.storeOptions(), log)
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
@@ -200,13 +200,15 @@ func (gw *gateway) wire(ctx context.Context, cfg Config, tracer trace.Tracer, lo
 		Operators: cfg.Admin.Operators, AcceptProviders: ids, LeaseRenew: gw.store.LeaseTTL() / 3,
 		MaxToolCalls: cfg.MaxToolCalls, Apology: cfg.Apology, Limits: cfg.Limits.engine(),
 		LogContent: cfg.Log.Content, Turns: cfg.Turns, ChannelTurns: cfg.Channels.Turns,
+		TakeoverTTL: cfg.Admin.TakeoverTTL, DeliveryAttempts: cfg.Admin.DeliveryAttempts,
 	}, convo.Deps{Store: gw.store, Provider: prov, Compactor: comp, Channels: gw.channels.byName(),
 		Count: func(h []botgw.Message) int { return compaction.CountMessages(counter, h) },
 		Tools: tools, Audit: trail, Hooks: met.Hooks(), Tracer: tracer, Log: log})
 	if err != nil {
 		return err
 	}
-	op := &convo.Operator{Store: gw.store, Trail: trail, StateTTL: cfg.State.TTL, Log: log}
+	op := &convo.Operator{Store: gw.store, Trail: trail, StateTTL: cfg.State.TTL, Log: log,
+		Deliver: gw.engine.Handle, TakeoverTTL: cfg.Admin.TakeoverTTL}
 	gw.server = webhooks.New(webhooks.Deps{
 		Deliver: gw.engine.Handle, Channels: gw.channels.all, Checks: gw.checks(),
 		Events:  webhooks.NewEvents(cfg.Events.Secret, gw.engine.Handle, gw.store, cfg.Channels.names(), log),
@@ -244,6 +246,7 @@ func (gw *gateway) metrics() *metrics.Metrics {
 		b, err := gw.store.Backlog(ctx)
 		return b.Due, b.Overdue, err
 	})
+	m.WatchDeadLetters(gw.store.DeadLetterCounts)
 	return m
 }
 

@@ -46,6 +46,7 @@ func (c Config) Validate() error {
 			errs = append(errs, validatePhoneOperators(c.Admin.Operators[ch]))
 		}
 	}
+	errs = append(errs, c.Admin.validate()...)
 	if !slices.Contains([]string{"", "debug", "info", "warn", "error"}, c.Log.Level) {
 		bad("log.level", "want debug, info, warn or error, got %q", c.Log.Level)
 	}
@@ -190,6 +191,21 @@ func (l LimitsConfig) validate() error {
 		errs = append(errs, fmt.Errorf("limits.max_input_chars: want 1 to %d", maxInputChars))
 	}
 	return errors.Join(errs...)
+}
+
+// validate checks the operator console's knobs.
+func (a AdminConfig) validate() []error {
+	var errs []error
+	if a.TakeoverTTL <= 0 {
+		errs = append(errs, errors.New("admin.takeover_ttl: must be positive, like 30m"))
+	}
+	if a.DeadLetterTTL <= 0 {
+		errs = append(errs, errors.New("admin.dead_letter_ttl: must be positive, like 168h"))
+	}
+	if a.DeliveryAttempts < 1 {
+		errs = append(errs, errors.New("admin.delivery_attempts: must be at least 1"))
+	}
+	return errs
 }
 
 // validatePhoneOperators checks admin.operators.whatsapp: phone numbers in

@@ -42,6 +42,7 @@ type Metrics struct {
 	backlog     *prometheus.HistogramVec
 	leases      *prometheus.GaugeVec
 	redisErrors *prometheus.CounterVec
+	deadTotal   *prometheus.CounterVec
 }
 
 // latencyBuckets span a cached reply (1 ms) to a slow model (2 min).
@@ -68,6 +69,7 @@ func New() *Metrics {
 	m.backlog = m.histogramVec("botgw_backlog_entries", "Entries a worker found when it took a chat: pending input and undelivered outbox replies.", []float64{0, 1, 2, 3, 5, 10, 20, 50}, "kind")
 	m.leases = m.gaugeVec("botgw_leases_held", "Chat leases this replica holds: turns in flight.", "channel")
 	m.redisErrors = m.counterVec("botgw_redis_errors_total", "Redis commands that failed (not counting a missing key), by command.", "command")
+	m.deadTotal = m.counterVec("botgw_dead_letters_total", "Replies and input moved to the dead letters by this replica, by channel and kind (reply, input).", "channel", "kind")
 	return m
 }
 
@@ -89,7 +91,8 @@ func (m *Metrics) Hooks() convo.Hooks {
 			m.stage.WithLabelValues("delivery").Observe(d.Seconds())
 			m.deliveries.WithLabelValues(channel, result(err)).Inc()
 		},
-		Lease: func(channel string, delta int) { m.leases.WithLabelValues(channel).Add(float64(delta)) },
+		Lease:      func(channel string, delta int) { m.leases.WithLabelValues(channel).Add(float64(delta)) },
+		DeadLetter: func(channel, kind string) { m.deadTotal.WithLabelValues(channel, kind).Inc() },
 		Backlog: func(_ string, pending, outbox int) {
 			m.backlog.WithLabelValues("pending").Observe(float64(pending))
 			m.backlog.WithLabelValues("outbox").Observe(float64(outbox))

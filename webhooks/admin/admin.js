@@ -20,18 +20,20 @@ class Unauthorized extends Error {}
 
 // api calls the admin API with the token; a 401 sends the user back to
 // the token form.
-async function api(method, path) {
+async function api(method, path, body) {
+  const headers = {"Authorization": "Bearer " + sessionStorage.getItem(tokenKey)};
+  if (body !== undefined) headers["Content-Type"] = "application/json";
   const res = await fetch("/v1/admin" + path, {
-    method, headers: {"Authorization": "Bearer " + sessionStorage.getItem(tokenKey)},
+    method, headers, body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const body = await res.json().catch(() => ({}));
-  if (res.status === 401) throw new Unauthorized(body.error || "unauthorized");
+  const answer = await res.json().catch(() => ({}));
+  if (res.status === 401) throw new Unauthorized(answer.error || "unauthorized");
   if (!res.ok) {
-    const err = new Error(body.error || ("HTTP " + res.status));
+    const err = new Error(answer.error || ("HTTP " + res.status));
     err.status = res.status;
     throw err;
   }
-  return body;
+  return answer;
 }
 
 const chatPath = (chat) => "/chats/" + encodeURIComponent(chat);
@@ -63,17 +65,23 @@ function notice(message) {
   $("notice").textContent = message;
 }
 
+let listSeq = 0;
+
 async function loadChats(more) {
-  if (!more) {
-    cursor = "";
-    $("chats").replaceChildren();
-  }
-  const page = await api("GET", "/chats?limit=50&cursor=" + encodeURIComponent(cursor));
-  for (const chat of page.chats) {
-    const b = el("button", chat === current ? "chat selected" : "chat", chat);
+  const seq = ++listSeq; // typing in the search box sends a request per key
+  const page = await api("GET", "/chats?limit=50&cursor=" + encodeURIComponent(more ? cursor : "") + chatFilter());
+  if (seq !== listSeq) return; // a newer listing is on its way
+  if (!more) $("chats").replaceChildren();
+  $("chats").dataset.filter = chatFilter(); // what the list shows (tests wait on it)
+  const items = page.items || page.chats.map((chat) => ({chat}));
+  for (const it of items) {
+    const b = el("button", it.chat === current ? "chat selected" : "chat", it.chat);
+    if (it.paused_until) b.append(el("span", "badge", "paused"));
+    if (it.preview) b.append(el("span", "preview", it.preview));
+    if (it.last_activity) b.title = "last activity " + new Date(it.last_activity).toLocaleString();
     b.type = "button";
-    b.dataset.chat = chat;
-    b.addEventListener("click", () => guard(() => openChat(chat)));
+    b.dataset.chat = it.chat;
+    b.addEventListener("click", () => guard(() => openChat(it.chat)));
     $("chats").append(el("li", "", b));
   }
   cursor = page.next;
@@ -99,7 +107,9 @@ function renderMessage(m) {
   let label = m.role;
   if (m.event_key) label += " · key " + m.event_key;
   if (m.event_id) label += " · id " + m.event_id;
-  const div = el("div", "msg " + m.role, el("span", "meta", label + (when ? " · " + when : "")));
+  const meta = el("span", "meta", label + (when ? " · " + when : ""));
+  if (m.operator) meta.append(" · ", el("b", "", "operator " + m.operator));
+  const div = el("div", "msg " + m.role, meta);
   if (m.text) div.append(m.text);
   for (const tc of m.tool_calls || []) {
     const outcome = tc.error ? "error: " + tc.error : tc.result;
@@ -125,6 +135,7 @@ async function openChat(chat) {
     renderStats(v);
     renderList("events", v.events, "No app events.");
     renderList("history", v.history, "No messages.");
+    renderPause(v);
     $("reset").disabled = false;
   } catch (e) {
     if (e.status !== 404) throw e;
@@ -132,6 +143,7 @@ async function openChat(chat) {
     $("problem").hidden = true;
     renderList("events", [], "No app events.");
     renderList("history", [], "No conversation stored: it was reset or has expired.");
+    renderPause({});
     $("reset").disabled = true;
   }
 }
@@ -148,7 +160,7 @@ async function loadAudit() {
   const entries = await api("GET", "/audit");
   $("audit").replaceChildren(...entries.map((e) => el("tr", "audit-entry",
     el("td", "", new Date(e.at).toLocaleString()), el("td", "", e.actor), el("td", "", e.action),
-    el("td", "", e.target), el("td", "", e.result || ""))));
+    el("td", "", e.target), el("td", "", e.detail || ""), el("td", "", e.result || ""))));
   if (!entries.length) $("audit").append(el("tr", "", el("td", "empty", "No operator actions yet.")));
 }
 
@@ -157,7 +169,9 @@ async function start() {
   $("app").hidden = false;
   $("logout").hidden = false;
   await guard(async () => {
+    await loadChannels();
     await loadChats(false);
+    await loadDeadLetters(false);
     await loadAudit();
   });
 }
@@ -176,5 +190,6 @@ $("reset").addEventListener("click", () => { $("confirm-box").hidden = false; })
 $("cancel-reset").addEventListener("click", () => { $("confirm-box").hidden = true; });
 $("confirm-reset").addEventListener("click", () => guard(resetChat));
 
+initConsole();
 if (sessionStorage.getItem(tokenKey)) start();
 else showLogin("");

@@ -1,0 +1,250 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// The operator console on the built binary: replicas over one real Redis,
+// Telegram through its webhook and a Bot API fake, the model a recording
+// Chat Completions fake.
+
+// chatMsg is one message of a Chat Completions request.
+type chatMsg struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// recLLM answers "You said: <last message>" and keeps every request.
+type recLLM struct {
+	mu   sync.Mutex
+	reqs [][]chatMsg
+}
+
+func (f *recLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Messages []chatMsg `json:"messages"`
+	}
+	if json.NewDecoder(r.Body).Decode(&body) != nil || len(body.Messages) == 0 {
+		w.WriteHeader(http.StatusBadRequest)
+		io.WriteString(w, `{"error":{"message":"bad request","type":"invalid_request_error","param":null,"code":null}}`)
+		return
+	}
+	f.mu.Lock()
+	f.reqs = append(f.reqs, body.Messages)
+	f.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"id":"chatcmpl-r","object":"chat.completion","created":1700000000,"model":"gpt-4o-mini",
+"choices":[{"index":0,"message":{"role":"assistant","content":%q,"refusal":null},"logprobs":null,"finish_reason":"stop"}],
+"usage":{"prompt_tokens":12,"completion_tokens":3,"total_tokens":15}}`, "You said: "+body.Messages[len(body.Messages)-1].Content)
+}
+
+func (f *recLLM) requests() [][]chatMsg {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([][]chatMsg(nil), f.reqs...)
+}
+
+// refusingBotAPI is the Bot API fake that, while refusing, answers every
+// sendMessage as Telegram does for a chat the bot cannot reach.
+type refusingBotAPI struct {
+	fakeBotAPI
+	refusing atomic.Bool
+}
+
+func (f *refusingBotAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if f.refusing.Load() && strings.HasSuffix(r.URL.Path, "/sendMessage") {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		io.WriteString(w, `{"ok":false,"error_code":400,"description":"Bad Request: chat not found"}`)
+		return
+	}
+	f.fakeBotAPI.ServeHTTP(w, r)
+}
+
+// consoleRig is n replicas, the model fake and the Bot API fake.
+type consoleRig struct {
+	llm      *recLLM
+	api      *refusingBotAPI
+	replicas []*replica
+}
+
+func newConsoleRig(t *testing.T, n int) *consoleRig {
+	t.Helper()
+	target := sharedRedis(t)
+	c := &consoleRig{llm: &recLLM{}, api: &refusingBotAPI{}}
+	llm := httptest.NewServer(c.llm)
+	t.Cleanup(llm.Close)
+	api := httptest.NewServer(c.api)
+	t.Cleanup(api.Close)
+	prefix := "botgwconsole-" + randomSuffix()
+	t.Cleanup(func() { cleanRedis(t, target.shared, prefix+":*") })
+	for i := range n {
+		cfg := faultConfig(target.keys, prefix, llm.URL+"/v1", "sk-console", api.URL)
+		c.replicas = append(c.replicas, startReplica(t, string(rune('a'+i)), cfg))
+	}
+	return c
+}
+
+// admin calls the admin API of replica r and decodes a 2xx answer into out.
+func (c *consoleRig) admin(t *testing.T, r int, method, path, body string, out any) int {
+	t.Helper()
+	req, _ := http.NewRequest(method, c.replicas[r].base+path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+faultAdminToken)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if out != nil && res.StatusCode < 300 {
+		if err := json.Unmarshal(b, out); err != nil {
+			t.Fatalf("%s %s: %s", method, path, b)
+		}
+	}
+	return res.StatusCode
+}
+
+func chatPath(chat int64) string {
+	return "/v1/admin/chats/" + url.PathEscape(fmt.Sprintf("telegram:%d", chat))
+}
+
+func (c *consoleRig) pausedUntil(t *testing.T, r int, chat int64) string {
+	var v struct {
+		PausedUntil string `json:"paused_until"`
+	}
+	c.admin(t, r, "GET", chatPath(chat), "", &v)
+	return v.PausedUntil
+}
+
+func TestConsoleTakeoverAcrossReplicas(t *testing.T) {
+	c := newConsoleRig(t, 2)
+	a, b := 0, 1
+	chat := chatIDs(1)[0]
+	deliver(t, c.replicas[a:], 0, tgText(chat, 1, "hello"))
+	waitUntil(t, 15*time.Second, func() bool { return sentTo(&c.api.fakeBotAPI, chat) == 1 })
+
+	var paused struct {
+		PausedUntil string `json:"paused_until"`
+	}
+	if code := c.admin(t, a, "POST", chatPath(chat)+"/pause", `{}`, &paused); code != 200 {
+		t.Fatalf("pause through A: %d", code)
+	}
+	until, err := time.Parse(time.RFC3339, paused.PausedUntil)
+	if err != nil || until.Sub(time.Now()) < 29*time.Minute {
+		t.Fatalf("paused_until %q: want about 30m ahead (admin.takeover_ttl's default)", paused.PausedUntil)
+	}
+	waitUntil(t, 10*time.Second, func() bool { return c.pausedUntil(t, b, chat) == paused.PausedUntil })
+	if code := postUpdate(c.replicas[b].base, tgText(chat, 2, "I am stuck at the bridge")); code != 200 {
+		t.Fatalf("player's message through B: %d", code)
+	}
+	waitUntil(t, 10*time.Second, func() bool {
+		v, err := adminChat(c.replicas[b].base, chat)
+		return err == nil && v.Pending == 0 && strings.Contains(strings.Join(userLines(v.History), "|"), "stuck at the bridge")
+	})
+	if n := len(c.llm.requests()); n != 1 {
+		t.Fatalf("model calls after the paused-time message: %d, want 1", n)
+	}
+	if code := c.admin(t, a, "POST", chatPath(chat)+"/messages", `{"text":"Sam here: take the left path.","operator":"Sam"}`, nil); code != 202 {
+		t.Fatalf("operator message through A: %d", code)
+	}
+	waitUntil(t, 10*time.Second, func() bool { return sentTo(&c.api.fakeBotAPI, chat) == 2 })
+	if msgs := c.api.messages(); !strings.Contains(msgs[len(msgs)-1]["text"], "Sam here: take the left path.") {
+		t.Errorf("Bot API got %q, want the operator's words", msgs[len(msgs)-1]["text"])
+	}
+	if code := c.admin(t, a, "POST", chatPath(chat)+"/resume", ``, nil); code != 200 {
+		t.Fatalf("resume through A: %d", code)
+	}
+	waitUntil(t, 10*time.Second, func() bool { return c.pausedUntil(t, b, chat) == "" })
+	postUpdate(c.replicas[b].base, tgText(chat, 3, "thanks, found it"))
+	waitUntil(t, 15*time.Second, func() bool { return sentTo(&c.api.fakeBotAPI, chat) == 3 })
+	reqs := c.llm.requests()
+	if len(reqs) != 2 {
+		t.Fatalf("model calls: %d, want 2 (none while paused)", len(reqs))
+	}
+	last := reqs[1]
+	tail := last[len(last)-3:]
+	if tail[0].Role != "user" || !strings.Contains(tail[0].Content, "stuck at the bridge") ||
+		tail[1].Role != "assistant" || tail[1].Content != "Sam here: take the left path." ||
+		tail[2].Role != "user" || !strings.Contains(tail[2].Content, "thanks, found it") {
+		t.Errorf("model's request after resume ends %+v; want the paused-time message, the operator's words, the new message", tail)
+	}
+}
+
+// deadLetters lists the dead letters through replica r.
+func (c *consoleRig) deadLetters(t *testing.T, r int) []map[string]any {
+	var v struct {
+		Items []map[string]any `json:"items"`
+	}
+	if code := c.admin(t, r, "GET", "/v1/admin/dead-letters", "", &v); code != 200 {
+		t.Fatalf("list dead letters: %d", code)
+	}
+	return v.Items
+}
+
+func TestConsoleDeadLetterFromTheBotAPI(t *testing.T) {
+	c := newConsoleRig(t, 1)
+	chat := chatIDs(1)[0]
+	c.api.refusing.Store(true)
+	deliver(t, c.replicas, 0, tgText(chat, 1, "where is the clue?"))
+	waitUntil(t, 15*time.Second, func() bool { return len(c.deadLetters(t, 0)) == 1 })
+	d := c.deadLetters(t, 0)[0]
+	if d["kind"] != "reply" || d["chat"] != fmt.Sprintf("telegram:%d", chat) ||
+		!strings.Contains(fmt.Sprint(d["reason"]), "chat not found") || !strings.Contains(fmt.Sprint(d["text"]), "where is the clue?") {
+		t.Fatalf("dead letter = %v", d)
+	}
+	c.api.refusing.Store(false)
+	id := fmt.Sprint(d["id"])
+	if code := c.admin(t, 0, "POST", "/v1/admin/dead-letters/"+id+"/retry?operator=Sam", "", nil); code != 202 {
+		t.Fatalf("retry: %d", code)
+	}
+	waitUntil(t, 15*time.Second, func() bool { return sentTo(&c.api.fakeBotAPI, chat) == 1 })
+	deliver(t, c.replicas, 0, tgText(chat, 2, "got it"))
+	waitUntil(t, 15*time.Second, func() bool { return sentTo(&c.api.fakeBotAPI, chat) >= 2 })
+	if n := sentTo(&c.api.fakeBotAPI, chat); n != 2 {
+		t.Errorf("replies after a retry and one more message: %d, want 2 (the retried one once)", n)
+	}
+	c.api.refusing.Store(true)
+	deliver(t, c.replicas, 0, tgText(chat, 3, "and now?"))
+	waitUntil(t, 15*time.Second, func() bool { return len(c.deadLetters(t, 0)) == 1 })
+	id2 := fmt.Sprint(c.deadLetters(t, 0)[0]["id"])
+	if code := c.admin(t, 0, "DELETE", "/v1/admin/dead-letters/"+id2+"?operator=Kim", "", nil); code != 200 {
+		t.Fatalf("discard: %d", code)
+	}
+	if left := c.deadLetters(t, 0); len(left) != 0 {
+		t.Errorf("dead letters after discard: %v", left)
+	}
+	var audit []struct{ Actor, Action, Target, Result string }
+	c.admin(t, 0, "GET", "/v1/admin/audit", "", &audit)
+	got := fmt.Sprint(audit)
+	if !strings.Contains(got, "{admin-api (Sam) dead-letter retry "+id+" ok}") || !strings.Contains(got, "{admin-api (Kim) dead-letter discard "+id2+" ok}") {
+		t.Errorf("audit = %s", got)
+	}
+}
+
+func TestConfigCheckNamesTheConsoleKeys(t *testing.T) {
+	path := writeFile(t, "channels: {web: {}}\nadmin: {token: x, takeover_ttl: -1m, dead_letter_ttl: 0s, delivery_attempts: 0}\n")
+	cfg, err := LoadConfig(path)
+	if err == nil {
+		err = cfg.Validate()
+	}
+	for _, key := range []string{"admin.takeover_ttl:", "admin.dead_letter_ttl:", "admin.delivery_attempts:"} {
+		if err == nil || !strings.Contains(err.Error(), key) {
+			t.Errorf("config check: %v, want a problem naming %s", err, key)
+		}
+	}
+	def := DefaultConfig()
+	if def.Admin.TakeoverTTL != 30*time.Minute || def.Admin.DeadLetterTTL != 168*time.Hour || def.storeOptions().DeadLetterTTL != 168*time.Hour {
+		t.Errorf("defaults: %+v", def.Admin)
+	}
+}

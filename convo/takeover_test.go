@@ -1,0 +1,172 @@
+package convo
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/providers/fake"
+	"github.com/botgw/botgw/state"
+)
+
+// awaitCond polls cond until it holds or timeout passes (then fails).
+func awaitCond(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func decoded(t *testing.T, st botgw.Store, k botgw.ChatKey) *Decoded {
+	t.Helper()
+	info, err := st.Info(context.Background(), k)
+	if err != nil {
+		t.Fatalf("info %s: %v", k, err)
+	}
+	d, err := Decode(info.Blob)
+	if err != nil {
+		t.Fatalf("decode %s: %v", k, err)
+	}
+	return d
+}
+
+func hasText(h []botgw.Message, role botgw.Role, text string) bool {
+	return slices.ContainsFunc(h, func(m botgw.Message) bool { return m.Role == role && strings.Contains(m.Text, text) })
+}
+
+func TestTakeoverAcrossTwoReplicas(t *testing.T) {
+	for _, real := range []bool{false, true} {
+		t.Run(map[bool]string{false: "embedded", true: "redis"}[real], func(t *testing.T) {
+			testTakeover(t, openStore(t, real, fastStore))
+		})
+	}
+}
+
+// testTakeover pauses a chat through replica A while the player writes
+// through replica B: B stores the message, calls no model and sends
+// nothing; the operator's words go out through A; after resume the model
+// sees the paused-time message, the operator's words, then the new one.
+func testTakeover(t *testing.T, st *state.Store) {
+	a := newRig(t, st, fake.New(), Config{})
+	b := newRig(t, st, fake.New(), Config{})
+	op := &Operator{Store: st, Deliver: a.eng.Handle}
+	ctx := context.Background()
+	b.say(t, testChat, "m1", "hello")
+	b.ch.Wait(t, 1, 5*time.Second)
+
+	until, err := op.Pause(ctx, testChat, 0, "admin-api")
+	if err != nil || until.Sub(time.Now()) < 29*time.Minute {
+		t.Fatalf("pause: until %v, err %v; want about 30m from now", until, err)
+	}
+	awaitCond(t, 5*time.Second, "the pause committed", func() bool { return !decoded(t, st, testChat).PausedUntil.IsZero() })
+	b.say(t, testChat, "m2", "I am stuck at the bridge")
+	awaitCond(t, 5*time.Second, "the paused-time message stored", func() bool {
+		return hasText(decoded(t, st, testChat).History, botgw.RoleUser, "stuck at the bridge")
+	})
+	if n := len(a.prov.Requests()) + len(b.prov.Requests()); n != 1 {
+		t.Fatalf("model calls = %d after the paused-time message, want 1 (only before the pause)", n)
+	}
+	if err := op.Say(ctx, testChat, "Hi, Sam from support here: take the left path.", "Sam", "admin-api"); err != nil {
+		t.Fatal(err)
+	}
+	sent := a.ch.Wait(t, 1, 5*time.Second)
+	if sent[0].Text != "Hi, Sam from support here: take the left path." {
+		t.Errorf("operator message sent as %q", sent[0].Text)
+	}
+	if err := op.Resume(ctx, testChat, "admin-api"); err != nil {
+		t.Fatal(err)
+	}
+	awaitCond(t, 5*time.Second, "the resume committed", func() bool { return decoded(t, st, testChat).PausedUntil.IsZero() })
+	if got := len(b.ch.Sent()); got != 1 {
+		t.Errorf("replica B sent %d replies, want 1 (nothing while paused)", got)
+	}
+	b.say(t, testChat, "m3", "thanks, found it")
+	b.ch.Wait(t, 2, 5*time.Second)
+	reqs := b.prov.Requests()
+	msgs := reqs[len(reqs)-1].Messages
+	tail := msgs[len(msgs)-3:]
+	if tail[0].Role != botgw.RoleUser || !strings.Contains(tail[0].Text, "stuck at the bridge") ||
+		tail[1].Role != botgw.RoleAssistant || tail[1].Operator != "Sam" || !strings.Contains(tail[1].Text, "left path") ||
+		tail[2].Role != botgw.RoleUser || tail[2].Text != "thanks, found it" {
+		t.Errorf("model's request after resume ends with %+v; want paused message, operator's words, new message", tail)
+	}
+}
+
+// TestPauseEndsByItself: after paused_until the next message is answered.
+func TestPauseEndsByItself(t *testing.T) {
+	st := openStore(t, false, fastStore)
+	r := newRig(t, st, fake.New(), Config{})
+	var skew atomic.Int64
+	r.eng.now = func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
+	op := &Operator{Store: st, Deliver: r.eng.Handle, TakeoverTTL: time.Hour}
+	r.say(t, testChat, "m1", "hello")
+	r.ch.Wait(t, 1, 5*time.Second)
+	if _, err := op.Pause(context.Background(), testChat, 10*time.Minute, "cli"); err != nil {
+		t.Fatal(err)
+	}
+	r.say(t, testChat, "m2", "anyone there?")
+	awaitCond(t, 5*time.Second, "the paused-time message stored", func() bool {
+		return hasText(decoded(t, st, testChat).History, botgw.RoleUser, "anyone there?")
+	})
+	if n := len(r.prov.Requests()); n != 1 {
+		t.Fatalf("model calls while paused: %d, want 1", n)
+	}
+	skew.Store(int64(11 * time.Minute))
+	r.say(t, testChat, "m3", "hello again")
+	r.ch.Wait(t, 2, 5*time.Second)
+	if n := len(r.prov.Requests()); n != 2 {
+		t.Errorf("model calls after the pause ran out: %d, want 2", n)
+	}
+	if d := decoded(t, st, testChat); !d.PausedUntil.IsZero() {
+		t.Errorf("paused_until still stored after it passed: %v", d.PausedUntil)
+	}
+}
+
+// TestPauseAndResumeInChat: an operator's /pause and /resume from their
+// own chat; a player's /pause of another chat is refused.
+func TestPauseAndResumeInChat(t *testing.T) {
+	st := openStore(t, false, fastStore)
+	prov := fake.New()
+	r := newRig(t, st, prov, Config{Operators: map[string][]string{"test": {"op1"}}})
+	player := botgw.ChatKey{Channel: "test", ID: "player9"}
+	opChat := botgw.ChatKey{Channel: "test", ID: "ops"}
+	r.say(t, player, "p1", "hi")
+	r.ch.Wait(t, 1, 5*time.Second)
+	send := func(k botgw.ChatKey, user, id, text string) {
+		if err := r.eng.Handle(context.Background(), botgw.Inbound{Chat: k, ID: id, UserID: user, Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(botgw.ChatKey{Channel: "test", ID: "other"}, "u2", "x1", "/pause test:player9 1h")
+	sent := r.ch.Wait(t, 2, 5*time.Second)
+	if !strings.Contains(sent[1].Text, "only operators") {
+		t.Errorf("player's /pause answered %q, want a refusal", sent[1].Text)
+	}
+	send(opChat, "op1", "o1", "/pause test:player9 1h")
+	sent = r.ch.Wait(t, 3, 5*time.Second)
+	if !strings.Contains(sent[2].Text, "Paused test:player9 until") {
+		t.Errorf("/pause answered %q", sent[2].Text)
+	}
+	awaitCond(t, 5*time.Second, "the pause committed", func() bool { return !decoded(t, st, player).PausedUntil.IsZero() })
+	send(opChat, "op1", "o2", "/status test:player9")
+	if sent = r.ch.Wait(t, 4, 5*time.Second); !strings.Contains(sent[3].Text, "Paused by an operator until") {
+		t.Errorf("operator's /status answered %q, want the pause shown", sent[3].Text)
+	}
+	calls := len(prov.Requests())
+	r.say(t, player, "p2", "hello?")
+	awaitCond(t, 5*time.Second, "paused message stored", func() bool { return hasText(decoded(t, st, player).History, botgw.RoleUser, "hello?") })
+	send(opChat, "op1", "o3", "/resume test:player9")
+	r.ch.Wait(t, 5, 5*time.Second)
+	awaitCond(t, 5*time.Second, "the resume committed", func() bool { return decoded(t, st, player).PausedUntil.IsZero() })
+	if len(prov.Requests()) != calls {
+		t.Errorf("the model was called while the chat was paused")
+	}
+}
