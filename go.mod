@@ -17,6 +17,7 @@ require (
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/slack-go/slack v0.35.0
 	github.com/tiktoken-go/tokenizer v0.10.0
+	github.com/yuin/goldmark v1.8.7
 	go.mau.fi/whatsmeow v0.0.0-20251217143725-11cf47c62d32
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp v1.47.0

@@ -8,19 +8,22 @@ import (
 )
 
 func TestNewCounter(t *testing.T) {
-	// "hello world" is 2 tokens in both OpenAI encodings and 3 by Heuristic.
+	// This Hindi greeting is 9 tokens in o200k, 26 in cl100k and 17 by
+	// Heuristic, so each model shows which counter it got.
+	const text = "नमस्ते दुनिया, आप कैसे हैं"
+	const o200k, cl100k, heuristic = 9, 26, 17
 	tests := []struct {
 		model string
 		want  int
 	}{
-		{"gpt-4o", 2}, {"gpt-4o-mini", 2}, {"openai/gpt-4o-mini", 2}, {"GPT-4.1-nano", 2},
-		{"gpt-5", 2}, {"gpt-5.1", 2}, {"o1", 2}, {"o3-mini", 2}, {"o4-mini", 2},
-		{"gpt-4", 2}, {"gpt-4-turbo", 2}, {"gpt-3.5-turbo", 2},
-		{"claude-sonnet-4-5", 3}, {"llama3.1:8b", 3}, {"", 3},
+		{"gpt-4o", o200k}, {"gpt-4o-mini", o200k}, {"openai/gpt-4o-mini", o200k}, {"GPT-4.1-nano", o200k},
+		{"gpt-5", o200k}, {"gpt-5.1", o200k}, {"o1", o200k}, {"o3-mini", o200k}, {"o4-mini", o200k},
+		{"gpt-4", cl100k}, {"gpt-4-turbo", cl100k}, {"gpt-3.5-turbo", cl100k},
+		{"claude-sonnet-4-5", heuristic}, {"llama3.1:8b", heuristic}, {"", heuristic},
 	}
 	for _, tt := range tests {
-		if got := NewCounter(tt.model).Count("hello world"); got != tt.want {
-			t.Errorf("NewCounter(%q).Count(\"hello world\") = %d, want %d", tt.model, got, tt.want)
+		if got := NewCounter(tt.model).Count(text); got != tt.want {
+			t.Errorf("NewCounter(%q).Count(%q) = %d, want %d", tt.model, text, got, tt.want)
 		}
 	}
 }

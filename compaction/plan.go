@@ -19,6 +19,11 @@ type plan struct {
 	looseN    int // and their number
 	exchanges int // exchanges kept
 	newest    int // index of the newest exchange in parts; -1 when none
+	// open is the number of exchanges at the end that no assistant message
+	// answers yet: the input the turn answers. keepFrom is the index in
+	// parts of the first of them (of the newest exchange when none is
+	// open); no strategy drops an exchange from there on.
+	open, keepFrom int
 
 	nextLoose, nextExchange int
 	changed                 bool
@@ -41,7 +46,37 @@ func newPlan(h []botgw.Message, c Counter) *plan {
 			p.newest = i
 		}
 	}
+	p.markOpen()
 	return p
+}
+
+// markOpen sets open and keepFrom: the exchanges after the last one an
+// assistant message answers are the input being answered.
+func (p *plan) markOpen() {
+	p.keepFrom = p.newest
+	for i := len(p.parts) - 1; i >= 0; i-- {
+		pt := &p.parts[i]
+		if pt.kind != exchange {
+			continue
+		}
+		if answered(pt.msgs) {
+			return
+		}
+		p.open++
+		p.keepFrom = i
+	}
+}
+
+// completed is the number of kept exchanges an assistant message answered.
+func (p *plan) completed() int { return p.exchanges - p.open }
+
+func answered(ex []botgw.Message) bool {
+	for _, m := range ex {
+		if m.Role == botgw.RoleAssistant {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *plan) costAll(ms []botgw.Message) int {
@@ -52,8 +87,9 @@ func (p *plan) costAll(ms []botgw.Message) int {
 }
 
 // trim drops the oldest parts while over reports true: first loose messages
-// while tooLoose reports true, then exchanges but the newest, then the
+// while tooLoose reports true, then exchanges before keepFrom, then the
 // remaining loose messages. It stops when nothing is left to drop.
+// Exchanges from keepFrom on are never dropped.
 func (p *plan) trim(over, tooLoose func() bool) {
 	for over() {
 		if tooLoose() && p.dropLoose() {
@@ -93,10 +129,10 @@ func (p *plan) forgetLoose(pt *part, cost int) {
 	p.changed = true
 }
 
-// dropExchange replaces the oldest exchange but the newest by its tool
+// dropExchange replaces the oldest exchange before keepFrom by its tool
 // summary and pinned events.
 func (p *plan) dropExchange() bool {
-	for ; p.nextExchange < p.newest; p.nextExchange++ {
+	for ; p.nextExchange < p.keepFrom; p.nextExchange++ {
 		if pt := &p.parts[p.nextExchange]; pt.kind == exchange {
 			p.summarise(pt)
 			p.nextExchange++

@@ -20,17 +20,19 @@ func None() botgw.Compactor {
 	})
 }
 
-// KeepLast keeps the last n exchanges whole (at least one), the pinned
-// events, and a summary line for each dropped exchange that used tools. When
-// it drops exchanges it also keeps at most n loose messages (summaries,
-// events before the first user message), the newest.
+// KeepLast keeps the last n completed exchanges whole (at least one) in
+// addition to the input being answered (the exchanges at the end that no
+// assistant message answers yet, with the events that came with them), the
+// pinned events, and a summary line for each dropped exchange that used
+// tools. When it drops exchanges it also keeps at most n loose messages
+// (summaries, events before the first user message), the newest.
 func KeepLast(n int) botgw.Compactor {
 	n = max(n, 1)
 	return botgw.CompactorFunc(func(_ context.Context, h []botgw.Message) ([]botgw.Message, error) {
 		p := newPlan(h, nil)
-		if p.exchanges > n {
+		if p.completed() > n {
 			p.trim(
-				func() bool { return p.exchanges > n || p.looseN > n },
+				func() bool { return p.completed() > n || p.looseN > n },
 				func() bool { return p.looseN > n },
 			)
 		}
@@ -40,8 +42,10 @@ func KeepLast(n int) botgw.Compactor {
 
 // TokenBudget drops the oldest exchanges and loose messages until the
 // history fits in maxTokens by c, leaving a summary line for each dropped
-// exchange that used tools. The newest exchange is always kept whole, even
-// when it alone exceeds the budget, and so are the pinned events.
+// exchange that used tools. The input being answered (the newest exchange,
+// and every exchange at the end no assistant message answers yet) is always
+// kept whole, even when it alone exceeds the budget, and so are the pinned
+// events.
 func TokenBudget(maxTokens int, c Counter) botgw.Compactor {
 	if c == nil {
 		c = Heuristic

@@ -27,8 +27,9 @@ type summarizer struct {
 }
 
 // Summarize, when a history is over maxTokens by c, has p summarise its
-// oldest half of exchanges (with the loose messages before them, never one
-// of the last keepRecent exchanges nor the newest) into one RoleSummary
+// oldest half of completed exchanges (with the loose messages before them,
+// never one of the last keepRecent completed exchanges nor the input being
+// answered, which does not count against keepRecent) into one RoleSummary
 // message; pinned events stay. One call per compaction: a history still over
 // budget is summarised again next time, never reset.
 //
@@ -76,7 +77,8 @@ func (s *summarizer) Compact(ctx context.Context, h []botgw.Message) ([]botgw.Me
 // cut is the index in p.parts of the first exchange to keep, or -1 when no
 // exchange may be summarised.
 func (s *summarizer) cut(p *plan) int {
-	drop := min((p.exchanges+1)/2, p.exchanges-s.keepRecent)
+	done := p.completed()
+	drop := min((done+1)/2, done-s.keepRecent)
 	if drop <= 0 {
 		return -1
 	}

@@ -151,7 +151,7 @@ func TestEventWithRespondSendsOneReply(t *testing.T) {
 		t.Fatal(err)
 	}
 	sent := r.ch.Wait(t, 1, 5*time.Second)
-	time.Sleep(200 * time.Millisecond)
+	settled(t, r.store, testChat)
 	if len(r.ch.Sent()) != 1 || sent[0].Text != "You found the theatre! +50 points." {
 		t.Errorf("sent %v, want exactly the one announcement", r.ch.Sent())
 	}

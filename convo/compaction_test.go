@@ -19,9 +19,10 @@ func TestHundredTurnsStayWithinTheBudget(t *testing.T) {
 	st := openStore(t, false, fastStore)
 	prov := fake.New()
 	counter := compaction.NewCounter("gpt-4o")
-	r := newRig(t, st, prov, Config{})
-	r.eng.deps.Compactor = compaction.TokenBudget(2000, counter)
-	r.eng.deps.Count = func(h []botgw.Message) int { return compaction.CountMessages(counter, h) }
+	r := newRig(t, st, prov, Config{}, func(e *Engine) {
+		e.deps.Compactor = compaction.TokenBudget(2000, counter)
+		e.deps.Count = func(h []botgw.Message) int { return compaction.CountMessages(counter, h) }
+	})
 	ctx := context.Background()
 	maxSize, location := 0, ""
 	for i := range 100 {

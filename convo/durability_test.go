@@ -75,7 +75,7 @@ func TestCommittedReplyIsDeliveredAfterARestart(t *testing.T) {
 
 	r2 := newRig(t, stores[1], fake.New(), Config{})
 	sent := r2.ch.Wait(t, 1, 10*time.Second)
-	time.Sleep(300 * time.Millisecond) // a duplicate delivery would show up now
+	settled(t, stores[1], testChat) // a duplicate delivery would have happened by now
 	if len(r2.ch.Sent()) != 1 || sent[0].ID != "re-1" {
 		t.Fatalf("after restart sent %v, want the one committed reply", r2.ch.Sent())
 	}
@@ -119,7 +119,7 @@ func TestIdleChatExpires(t *testing.T) {
 	r := newRig(t, stores[0], prov, Config{StateTTL: time.Second})
 	r.say(t, testChat, "1", "first")
 	r.ch.Wait(t, 1, 5*time.Second)
-	time.Sleep(2 * time.Second)
+	expired(t, stores[0], testChat)
 	r.say(t, testChat, "2", "second")
 	r.ch.Wait(t, 2, 5*time.Second)
 	if got := userTexts(prov.Requests()[1].Messages); !slices.Equal(got, []string{"second"}) {

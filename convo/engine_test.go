@@ -166,18 +166,22 @@ func waitFor(t *testing.T, cond func() bool) {
 type standby struct {
 	botgw.Channel
 	holding atomic.Bool
+	asked   atomic.Int32 // how often the engine asked whether it holds the session
 }
 
-func (s *standby) Holding() bool { return s.holding.Load() }
+func (s *standby) Holding() bool { s.asked.Add(1); return s.holding.Load() }
 
 func TestTurnsRunOnlyWhereTheSessionIsHeld(t *testing.T) {
 	st := openStore(t, false, fastStore)
-	r := newRig(t, st, fake.New(), Config{})
-	sb := &standby{Channel: r.ch}
-	r.eng.deps.Channels["test"] = sb
+	var sb *standby
+	r := newRig(t, st, fake.New(), Config{}, func(e *Engine) {
+		sb = &standby{Channel: e.deps.Channels["test"]}
+		e.deps.Channels["test"] = sb
+	})
 	r.say(t, testChat, "1", "hello")
-	time.Sleep(300 * time.Millisecond)
-	if len(r.ch.Sent()) != 0 {
+	// the worker and then the poller each asked and were told no
+	waitFor(t, func() bool { return sb.asked.Load() >= 2 })
+	if len(r.ch.Sent()) != 0 || len(r.prov.Requests()) != 0 {
 		t.Fatal("a replica without the session ran the turn")
 	}
 	sb.holding.Store(true)

@@ -20,12 +20,13 @@ func TestPoisonInputIsAcknowledged(t *testing.T) {
 		mu       sync.Mutex
 		outcomes []string
 	)
-	r := newRig(t, openStore(t, false, fastStore), fake.New(), Config{})
-	r.eng.deps.Hooks.Inbound = func(_, outcome string) {
-		mu.Lock()
-		defer mu.Unlock()
-		outcomes = append(outcomes, outcome)
-	}
+	r := newRig(t, openStore(t, false, fastStore), fake.New(), Config{}, func(e *Engine) {
+		e.deps.Hooks.Inbound = func(_, outcome string) {
+			mu.Lock()
+			defer mu.Unlock()
+			outcomes = append(outcomes, outcome)
+		}
+	})
 	for _, id := range []string{"C{1}", "C}", "C1\nC2"} {
 		in := botgw.Inbound{Chat: botgw.ChatKey{Channel: "test", ID: id}, ID: "p-" + id, Text: "poison"}
 		if err := r.eng.Handle(context.Background(), in); err != nil {

@@ -19,9 +19,8 @@ func (c *offsetClock) advance(d time.Duration) { c.offset.Add(int64(d)) }
 
 func TestDailyTokenLimitAnswersWithoutTheModelAndKeepsTheMessage(t *testing.T) {
 	prov := fake.New()
-	r := newRig(t, openStore(t, false, fastStore), prov, Config{Limits: Limits{DailyTokens: 1, DailyNotice: "Come back tomorrow!"}})
 	clock := &offsetClock{}
-	r.eng.now = clock.now
+	r := newRig(t, openStore(t, false, fastStore), prov, Config{Limits: Limits{DailyTokens: 1, DailyNotice: "Come back tomorrow!"}}, func(e *Engine) { e.now = clock.now })
 
 	r.say(t, testChat, "1", "hello")
 	r.ch.Wait(t, 1, 5*time.Second)
@@ -53,9 +52,8 @@ func TestDailyTokenLimitAnswersWithoutTheModelAndKeepsTheMessage(t *testing.T) {
 
 func TestTurnRateLimitCoalescesAFloodIntoOneLaterTurn(t *testing.T) {
 	prov := fake.New()
-	r := newRig(t, openStore(t, false, fastStore), prov, Config{Limits: Limits{TurnsPerMinute: 1}})
 	clock := &offsetClock{}
-	r.eng.now = clock.now
+	r := newRig(t, openStore(t, false, fastStore), prov, Config{Limits: Limits{TurnsPerMinute: 1}}, func(e *Engine) { e.now = clock.now })
 
 	r.say(t, testChat, "1", "hi")
 	r.ch.Wait(t, 1, 5*time.Second)
@@ -64,7 +62,7 @@ func TestTurnRateLimitCoalescesAFloodIntoOneLaterTurn(t *testing.T) {
 		r.say(t, testChat, msgID(i+2), text)
 	}
 	sent := r.ch.Wait(t, 2, 10*time.Second)
-	time.Sleep(200 * time.Millisecond) // a wrongly dropped or split flood would show up now
+	settled(t, r.store, testChat) // a wrongly split flood would have been answered by now
 	if got := len(r.ch.Sent()); got != 2 {
 		t.Fatalf("%d replies, want 2: the flood is answered once", got)
 	}

@@ -103,8 +103,9 @@ func (c outageAfterSend) Send(ctx context.Context, m botgw.Outbound) error {
 func TestDeliveredReplyIsRecordedAfterARedisOutage(t *testing.T) {
 	stores := openShared(t, 2, fastStore) // lease 1s
 	flaky := &awayStore{Store: stores[0]}
-	a := newRig(t, flaky, fake.New(), Config{TakeoverGrace: time.Second})
-	a.eng.deps.Channels["test"] = outageAfterSend{Channel: a.ch, store: flaky}
+	a := newRig(t, flaky, fake.New(), Config{TakeoverGrace: time.Second}, func(e *Engine) {
+		e.deps.Channels["test"] = outageAfterSend{Channel: e.deps.Channels["test"], store: flaky}
+	})
 
 	a.say(t, testChat, "1", "hello")
 	a.ch.Wait(t, 1, 5*time.Second)
@@ -142,8 +143,9 @@ func (partFails) Send(context.Context, botgw.Outbound) error {
 // so the replica that retries the reply resumes after them.
 func TestSplitReplyProgressSurvivesTheReplica(t *testing.T) {
 	stores := openShared(t, 2, fastStore)
-	a := newRig(t, stores[0], fake.New(), Config{TakeoverGrace: 100 * time.Millisecond})
-	a.eng.deps.Channels["test"] = partFails{a.ch}
+	a := newRig(t, stores[0], fake.New(), Config{TakeoverGrace: 100 * time.Millisecond}, func(e *Engine) {
+		e.deps.Channels["test"] = partFails{e.deps.Channels["test"]}
+	})
 	a.say(t, testChat, "1", "hello")
 	waitFor(t, func() bool { return strings.Contains(a.logs.String(), "kept in the outbox") })
 	a.stop()

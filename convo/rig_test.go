@@ -89,14 +89,16 @@ type rig struct {
 	logs  *logBuffer
 }
 
-func newRig(t *testing.T, st botgw.Store, prov *fake.Provider, cfg Config) *rig {
+// newRig starts the engine; each of with sets its dependencies up first, so
+// no test changes a running engine.
+func newRig(t *testing.T, st botgw.Store, prov *fake.Provider, cfg Config, with ...func(*Engine)) *rig {
 	t.Helper()
-	return newRigWith(t, st, prov, prov, cfg)
+	return newRigWith(t, st, prov, prov, cfg, with...)
 }
 
 // newRigWith is newRig with the engine calling model (prov behind a
 // wrapper such as providers/limit).
-func newRigWith(t *testing.T, st botgw.Store, prov *fake.Provider, model botgw.Provider, cfg Config) *rig {
+func newRigWith(t *testing.T, st botgw.Store, prov *fake.Provider, model botgw.Provider, cfg Config, with ...func(*Engine)) *rig {
 	t.Helper()
 	r := &rig{store: st, prov: prov, ch: channeltest.NewRecorder("test"), logs: &logBuffer{}}
 	if cfg.SystemPrompt == "" {
@@ -109,6 +111,9 @@ func newRigWith(t *testing.T, st botgw.Store, prov *fake.Provider, model botgw.P
 	eng, err := New(cfg, Deps{Store: st, Provider: model, Channels: map[string]botgw.Channel{"test": r.ch}, Log: log})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, f := range with {
+		f(eng)
 	}
 	r.eng = eng
 	ctx, cancel := context.WithCancel(context.Background())

@@ -103,9 +103,10 @@ func testTakeover(t *testing.T, st *state.Store) {
 // TestPauseEndsByItself: after paused_until the next message is answered.
 func TestPauseEndsByItself(t *testing.T) {
 	st := openStore(t, false, fastStore)
-	r := newRig(t, st, fake.New(), Config{})
 	var skew atomic.Int64
-	r.eng.now = func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
+	r := newRig(t, st, fake.New(), Config{}, func(e *Engine) {
+		e.now = func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
+	})
 	op := &Operator{Store: st, Deliver: r.eng.Handle, TakeoverTTL: time.Hour}
 	r.say(t, testChat, "m1", "hello")
 	r.ch.Wait(t, 1, 5*time.Second)

@@ -1,51 +1,74 @@
 package state
 
 import (
-	"strings"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/botgw/botgw"
 )
 
-// crc16 is CRC16-XMODEM (poly 0x1021, init 0), Redis Cluster's key hash.
-func crc16(s string) uint16 {
-	var crc uint16
-	for i := 0; i < len(s); i++ {
-		crc ^= uint16(s[i]) << 8
-		for range 8 {
-			if crc&0x8000 != 0 {
-				crc = crc<<1 ^ 0x1021
-			} else {
-				crc <<= 1
-			}
+// keySlot returns the Redis Cluster slot of a key as a real cluster node
+// computes it (CLUSTER KEYSLOT): the one at BOTGW_TEST_REDIS_CLUSTER_URL,
+// else a cluster-enabled redis-server started on a unix socket for the test.
+// It skips when neither is available.
+func keySlot(t *testing.T) func(key string) int64 {
+	t.Helper()
+	var c redis.UniversalClient
+	if u := os.Getenv("BOTGW_TEST_REDIS_CLUSTER_URL"); u != "" {
+		o, err := redis.ParseClusterURL(u)
+		if err != nil {
+			t.Fatalf("BOTGW_TEST_REDIS_CLUSTER_URL: %v", err)
 		}
+		c = redis.NewClusterClient(o)
+	} else {
+		c = clusterNode(t)
 	}
-	return crc
-}
-
-// slot follows the cluster spec: hash only the part between the first "{"
-// and the next "}", when that part is non-empty.
-func slot(key string) uint16 {
-	if i := strings.IndexByte(key, '{'); i >= 0 {
-		if j := strings.IndexByte(key[i+1:], '}'); j > 0 {
-			key = key[i+1 : i+1+j]
+	t.Cleanup(func() { c.Close() })
+	return func(key string) int64 {
+		n, err := c.ClusterKeySlot(context.Background(), key).Result()
+		if err != nil {
+			t.Fatalf("CLUSTER KEYSLOT %s: %v", key, err)
 		}
-	}
-	return crc16(key) % 16384
-}
-
-func TestSlotAlgorithm(t *testing.T) {
-	// The cluster spec's reference value: CRC16 of "123456789" is 0x31C3.
-	if got := crc16("123456789"); got != 0x31c3 {
-		t.Fatalf("crc16(123456789) = %#x, want 0x31c3", got)
-	}
-	if slot("{user1000}.following") != slot("{user1000}.followers") {
-		t.Error("keys with one hash tag hash to different slots")
+		return n
 	}
 }
 
+// clusterNode starts a cluster-enabled redis-server on a unix socket.
+func clusterNode(t *testing.T) *redis.Client {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("no redis-server and no BOTGW_TEST_REDIS_CLUSTER_URL: skipping the slot test")
+	}
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "redis.sock")
+	cmd := exec.Command(bin, "--port", "0", "--unixsocket", sock, "--cluster-enabled", "yes",
+		"--cluster-config-file", filepath.Join(dir, "nodes.conf"), "--dir", dir, "--save", "", "--appendonly", "no")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	c := redis.NewClient(&redis.Options{Network: "unix", Addr: sock})
+	for deadline := time.Now().Add(10 * time.Second); c.Ping(context.Background()).Err() != nil; {
+		if time.Now().After(deadline) {
+			t.Fatal("the cluster node did not start within 10s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return c
+}
+
+// Every key of one chat is in one slot, so the commit script and the
+// pipelines work on Redis Cluster.
 func TestChatKeysShareSlot(t *testing.T) {
-	s := New(nil, "", Options{})
+	slot := keySlot(t)
+	s := New(nil, "botgw", Options{})
 	for _, raw := range []string{"telegram:-1001234567890/42", "slack:C0123ABC/1700000000.000100", "whatsapp:447700900123@s.whatsapp.net", "web:x"} {
 		k, err := botgw.ParseChatKey(raw)
 		if err != nil {
@@ -55,18 +78,25 @@ func TestChatKeysShareSlot(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := crc16(raw) % 16384
-		for _, key := range []string{ks.state, ks.pending, ks.outbox, ks.lease, ks.seen} {
+		want := slot(ks.state)
+		for _, key := range []string{ks.pending, ks.outbox, ks.lease, ks.seen} {
 			if got := slot(key); got != want {
-				t.Errorf("%s: slot %d, want %d (the slot of %q)", key, got, want, raw)
+				t.Errorf("%s: slot %d, want %d (the slot of %s)", key, got, want, ks.state)
 			}
 		}
 	}
+	a, _ := s.keys(botgw.ChatKey{Channel: "web", ID: "a"})
+	b, _ := s.keys(botgw.ChatKey{Channel: "web", ID: "b"})
+	if slot(a.state) == slot(b.state) && slot(a.pending) == slot(b.pending) {
+		t.Error("two chats share a slot: the hash tag does not hold the chat")
+	}
 }
 
+// The work shards are spread over the cluster, one slot each.
 func TestWorkShardsSpreadOverSlots(t *testing.T) {
-	s := New(nil, "", Options{})
-	slots := map[uint16]bool{}
+	slot := keySlot(t)
+	s := New(nil, "botgw", Options{})
+	slots := map[int64]bool{}
 	for i := range uint32(workShards) {
 		slots[slot(s.workKey(i))] = true
 	}

@@ -134,7 +134,8 @@ func decodeList[T any](ctx context.Context, s *Store, k botgw.ChatKey, key strin
 }
 
 func (s *Store) dropCorrupt(ctx context.Context, k botgw.ChatKey, key, raw string, err error) {
-	s.log.Error("dropping undecodable list entry", "chat", k, "key", key, "entry", raw, "err", err)
+	// never the entry itself: it holds what the player wrote
+	s.log.Error("dropping undecodable list entry", "chat", k, "key", key, "bytes", len(raw), "err", err)
 	if err := s.c.LRem(ctx, key, 1, raw).Err(); err != nil {
 		s.log.Error("drop undecodable list entry", "chat", k, "key", key, "err", err)
 	}

@@ -1,5 +1,3 @@
-// Package channeltest holds test helpers for code that sends through a
-// botgw.Channel: a Recorder that keeps what was sent and can fail on demand.
 package channeltest
 
 import (

@@ -6,21 +6,15 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels"
+	"github.com/botgw/botgw/channels/markup"
 	"github.com/slack-go/slack"
 )
 
 const (
-	// partRunes is where long replies are split: under the 4,000 characters
-	// Slack recommends for a message's text.
-	partRunes = 3500
-	// maxRunes is the most a converted part may hold; escaping grows text.
-	maxRunes = 4000
 	// rateRetries bounds how often one part waits out a rate limit.
 	rateRetries = 3
 	// maxRetryAfter caps one wait; a longer limit goes back to the engine.
@@ -28,16 +22,17 @@ const (
 )
 
 // Send posts m as mrkdwn into its chat's channel and thread, split into parts
-// of at most 4,000 characters, in order. If a part fails, a later Send of the
-// same reply (same ID) resumes after the parts already posted (m.Sent, as
-// recorded in the outbox from the error's Sent, or this process's memory).
+// of at most 4,000 characters (markup.Slack), in order. If a part fails, a
+// later Send of the same reply (same ID) resumes after the parts already
+// posted (m.Sent, as recorded in the outbox from the error's Sent, or this
+// process's memory).
 func (a *adapter) Send(ctx context.Context, m botgw.Outbound) error {
 	to, ok := target(m.Chat)
 	if !ok {
 		return &botgw.PlatformError{Channel: name, Permanent: true,
 			Err: fmt.Errorf("chat %s: not a slack chat", m.Chat)}
 	}
-	parts := split(m.Text, partRunes)
+	parts := markup.Slack.Render(m.Text)
 	for i := max(a.sent.Sent(m.ID), m.Sent); i < len(parts); i++ {
 		if err := a.post(ctx, to, parts[i]); err != nil {
 			pe := platformError(fmt.Errorf("post part %d of %d to %s: %w", i+1, len(parts), m.Chat, err))
@@ -47,43 +42,6 @@ func (a *adapter) Send(ctx context.Context, m botgw.Outbound) error {
 		a.sent.Record(m.ID, (i+1)%len(parts)) // all taken: forget
 	}
 	return nil
-}
-
-// split cuts Markdown into parts and converts each part; a part that grew
-// past maxRunes in conversion is cut again, smaller. Blank parts are dropped.
-func split(md string, limit int) []string {
-	var out []string
-	for _, raw := range closeFences(channels.Split(md, limit)) {
-		part := mrkdwn(raw)
-		switch {
-		case utf8.RuneCountInString(part) > maxRunes && limit > 100:
-			out = append(out, split(raw, limit/2)...)
-		case strings.TrimSpace(part) != "":
-			out = append(out, part)
-		}
-	}
-	return out
-}
-
-// closeFences closes a code block that a part leaves open (a block longer
-// than a part is cut inside) and reopens it at the start of the next part.
-func closeFences(parts []string) []string {
-	open := false
-	for i, p := range parts {
-		if open {
-			p = "```\n" + p
-		}
-		for line := range strings.SplitSeq(parts[i], "\n") {
-			if isFenceLine(line) {
-				open = !open
-			}
-		}
-		if open && i < len(parts)-1 {
-			p = strings.TrimSuffix(p, "\n") + "\n```\n"
-		}
-		parts[i] = p
-	}
-	return parts
 }
 
 // post sends one part with chat.postMessage, waiting out rate limits.

@@ -4,48 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/botgw/botgw"
-	"github.com/gorilla/websocket"
+	"github.com/botgw/botgw/channels/channeltest"
 )
-
-// fakeSocket is Slack's Socket Mode endpoint: it says hello, sends the
-// queued envelopes and reports every acknowledgement it reads.
-type fakeSocket struct {
-	envelopes []string
-	acks      chan string
-}
-
-func (s *fakeSocket) serve(w http.ResponseWriter, r *http.Request) {
-	// slack-go dials with Origin https://api.slack.com, which Slack accepts.
-	up := websocket.Upgrader{CheckOrigin: func(r *http.Request) bool { return r.Header.Get("Origin") == "https://api.slack.com" }}
-	conn, err := up.Upgrade(w, r, nil)
-	if err != nil {
-		return
-	}
-	defer conn.Close()
-	hello := `{"type":"hello","num_connections":1,"debug_info":{"host":"applink-7fc4fdbb8b-l8dqk",` +
-		`"build_number":118,"approximate_connection_time":18060},"connection_info":{"app_id":"A0KRD7HC3"}}`
-	for _, msg := range append([]string{hello}, s.envelopes...) {
-		if conn.WriteMessage(websocket.TextMessage, []byte(msg)) != nil {
-			return
-		}
-	}
-	for {
-		var ack struct {
-			EnvelopeID string `json:"envelope_id"`
-		}
-		if conn.ReadJSON(&ack) != nil {
-			return
-		}
-		s.acks <- ack.EnvelopeID
-	}
-}
 
 func envelope(t *testing.T, id, sampleName string) string {
 	return fmt.Sprintf(`{"envelope_id":%q,"payload":%s,"type":"events_api","accepts_response_payload":false,`+
@@ -54,16 +18,14 @@ func envelope(t *testing.T, id, sampleName string) string {
 
 func TestSocketModeAcksOnlyStoredEvents(t *testing.T) {
 	f := newFakeSlack(t)
-	sock := &fakeSocket{acks: make(chan string, 10), envelopes: []string{
+	sock := channeltest.NewSlackSocket(t,
 		envelope(t, "env-fails", "app_mention"),
 		envelope(t, "env-unknown", "unknown_event"),
 		envelope(t, "env-dm", "dm_message"),
-	}}
-	ws := httptest.NewServer(http.HandlerFunc(sock.serve))
-	t.Cleanup(ws.Close)
-	f.wsURL = "ws" + strings.TrimPrefix(ws.URL, "http") + "/link/?ticket=1d2c3b4a"
+	)
+	f.UseSocket(sock)
 
-	ch, err := New(Config{BotToken: testBotToken, Mode: ModeSocket, AppToken: testAppToken, APIURL: f.APIURL()}, discard())
+	ch, err := New(Config{BotToken: testBotToken, Mode: ModeSocket, AppToken: testAppToken, APIURL: f.URL}, discard())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +44,7 @@ func TestSocketModeAcksOnlyStoredEvents(t *testing.T) {
 	want := []string{"env-unknown", "env-dm"} // acked in order; env-fails never
 	for _, w := range want {
 		select {
-		case got := <-sock.acks:
+		case got := <-sock.Acks:
 			if got != w {
 				t.Fatalf("ack %q, want %q", got, w)
 			}

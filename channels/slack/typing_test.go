@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/channels/channeltest"
 )
 
 func TestStartTypingReactsAndUnreacts(t *testing.T) {
@@ -11,26 +12,26 @@ func TestStartTypingReactsAndUnreacts(t *testing.T) {
 	ch := newTestAdapter(t, f)
 	in := botgw.Inbound{Chat: threadChat, ID: "1700000200.000300"}
 	stop := ch.StartTyping(t.Context(), in)
-	added := f.waitFor("reactions.add")
+	added := f.WaitFor("reactions.add")
 	stop()
 	stop() // safe to call twice
-	removed := f.waitFor("reactions.remove")
-	for _, c := range []call{added, removed} {
-		if c.Form.Get("name") != "hourglass_flowing_sand" || c.Form.Get("channel") != "C0LAN2Q65" ||
-			c.Form.Get("timestamp") != "1700000200.000300" {
-			t.Errorf("%s on %v, want the hourglass on the triggering message", c.Method, c.Form)
+	removed := f.WaitFor("reactions.remove")
+	for _, c := range []channeltest.APICall{added, removed} {
+		if c.Params["name"] != "hourglass_flowing_sand" || c.Params["channel"] != "C0LAN2Q65" ||
+			c.Params["timestamp"] != "1700000200.000300" {
+			t.Errorf("%s on %v, want the hourglass on the triggering message", c.Method, c.Params)
 		}
 	}
 }
 
 func TestStartTypingCanBeTurnedOff(t *testing.T) {
 	f := newFakeSlack(t)
-	ch, err := New(Config{BotToken: testBotToken, SigningSecret: testSecret, APIURL: f.APIURL(), ThinkingReaction: "none"}, discard())
+	ch, err := New(Config{BotToken: testBotToken, SigningSecret: testSecret, APIURL: f.URL, ThinkingReaction: "none"}, discard())
 	if err != nil {
 		t.Fatal(err)
 	}
 	ch.(botgw.Typer).StartTyping(t.Context(), botgw.Inbound{Chat: threadChat, ID: "1"})()
-	if n := len(f.calls); n != 0 {
+	if n := len(f.Calls()); n != 0 {
 		t.Errorf("%d API calls, want none", n)
 	}
 }
@@ -44,7 +45,7 @@ func TestStartLearnsIdentityAndHealth(t *testing.T) {
 	if err := ch.Health(); err != nil {
 		t.Errorf("health = %v, want nil", err)
 	}
-	bad, err := New(Config{BotToken: "xoxb-revoked", SigningSecret: testSecret, APIURL: f.APIURL()}, discard())
+	bad, err := New(Config{BotToken: "xoxb-revoked", SigningSecret: testSecret, APIURL: f.URL}, discard())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/channels/channeltest"
 )
 
 // listen runs the polling channel until the test ends it with the returned
@@ -32,22 +33,22 @@ func listen(t *testing.T, ta *testAdapter, deliver botgw.Deliver) (stop func() e
 
 func TestPollingDeliversAndConfirms(t *testing.T) {
 	ta := newTestAdapter(t, Config{Mode: ModePolling}, "")
-	rec := &recorder{}
-	ta.api.pushUpdates(readSample(t, "private_text.json"), readSample(t, "edited_message.json"), readSample(t, "photo_no_caption.json"))
-	stop := listen(t, ta, rec.deliver)
+	rec := &channeltest.Store{}
+	ta.api.PushUpdates(readSample(t, "private_text.json"), readSample(t, "edited_message.json"), readSample(t, "photo_no_caption.json"))
+	stop := listen(t, ta, rec.Deliver)
 	// The poll after the batch confirms it: its offset is past the last update.
-	ta.api.waitFor(func() bool { return hasOffset(ta.api.callsTo("getUpdates"), "745632111") })
+	ta.api.WaitFor(func() bool { return hasOffset(ta.api.CallsTo("getUpdates"), "745632111") })
 	if err := stop(); err != nil {
 		t.Errorf("Listen returned %v after ctx ended, want nil", err)
 	}
-	stored, _ := rec.snapshot()
+	stored := rec.Stored()
 	if len(stored) != 2 || stored[0].ID != "1337" || stored[1].Kind != botgw.KindUnsupported {
 		t.Errorf("stored %+v, want the text then the photo (the edit ignored)", stored)
 	}
 	var order []string
-	for _, c := range ta.api.allCalls() {
-		if c.method == "deleteWebhook" || c.method == "getUpdates" {
-			order = append(order, c.method)
+	for _, c := range ta.api.Calls() {
+		if c.Method == "deleteWebhook" || c.Method == "getUpdates" {
+			order = append(order, c.Method)
 		}
 	}
 	if order[0] != "deleteWebhook" {
@@ -61,7 +62,7 @@ func TestPollingRetriesUndeliveredUpdate(t *testing.T) {
 	ta := newTestAdapter(t, Config{Mode: ModePolling}, "")
 	var mu sync.Mutex
 	fails := 1
-	rec := &recorder{}
+	rec := &channeltest.Store{}
 	deliver := func(ctx context.Context, in botgw.Inbound) error {
 		mu.Lock()
 		defer mu.Unlock()
@@ -69,17 +70,17 @@ func TestPollingRetriesUndeliveredUpdate(t *testing.T) {
 			fails--
 			return errors.New("redis down")
 		}
-		return rec.deliver(ctx, in)
+		return rec.Deliver(ctx, in)
 	}
-	ta.api.pushUpdates(readSample(t, "private_text.json"))
+	ta.api.PushUpdates(readSample(t, "private_text.json"))
 	stop := listen(t, ta, deliver)
-	ta.api.waitFor(func() bool { return hasOffset(ta.api.callsTo("getUpdates"), "745632102") })
+	ta.api.WaitFor(func() bool { return hasOffset(ta.api.CallsTo("getUpdates"), "745632102") })
 	_ = stop()
-	polls := ta.api.callsTo("getUpdates")
-	if polls[0].params["offset"] != "0" || polls[1].params["offset"] != "0" {
-		t.Errorf("offsets %s, %s: the failed update was confirmed", polls[0].params["offset"], polls[1].params["offset"])
+	polls := ta.api.CallsTo("getUpdates")
+	if polls[0].Params["offset"] != "0" || polls[1].Params["offset"] != "0" {
+		t.Errorf("offsets %s, %s: the failed update was confirmed", polls[0].Params["offset"], polls[1].Params["offset"])
 	}
-	if stored, _ := rec.snapshot(); len(stored) != 1 {
+	if stored := rec.Stored(); len(stored) != 1 {
 		t.Errorf("stored %d messages after the retry, want 1", len(stored))
 	}
 	if len(ta.slept) == 0 {
@@ -90,15 +91,15 @@ func TestPollingRetriesUndeliveredUpdate(t *testing.T) {
 func TestPollingHealth(t *testing.T) {
 	ta := newTestAdapter(t, Config{Mode: ModePolling}, "")
 	h := ta.ch.(botgw.Health)
-	ta.api.script("getUpdates", reply{409, `{"ok":false,"error_code":409,"description":"Conflict: terminated by other getUpdates request; make sure that only one bot instance is running"}`})
+	ta.api.Script("getUpdates", channeltest.Reply{Status: 409, Body: `{"ok":false,"error_code":409,"description":"Conflict: terminated by other getUpdates request; make sure that only one bot instance is running"}`})
 	var during error
 	ta.sleep = func(ctx context.Context, _ time.Duration) error {
 		during = h.Health() // the poller backs off after the failure
 		return ctx.Err()
 	}
-	ta.api.pushUpdates(readSample(t, "private_text.json"))
-	stop := listen(t, ta, (&recorder{}).deliver)
-	ta.api.waitFor(func() bool { return hasOffset(ta.api.callsTo("getUpdates"), "745632102") })
+	ta.api.PushUpdates(readSample(t, "private_text.json"))
+	stop := listen(t, ta, (&channeltest.Store{}).Deliver)
+	ta.api.WaitFor(func() bool { return hasOffset(ta.api.CallsTo("getUpdates"), "745632102") })
 	_ = stop()
 	if during == nil || !strings.Contains(during.Error(), "409 Conflict") {
 		t.Errorf("Health during the conflict = %v, want the 409", during)
@@ -108,9 +109,9 @@ func TestPollingHealth(t *testing.T) {
 	}
 }
 
-func hasOffset(calls []apiCall, offset string) bool {
+func hasOffset(calls []channeltest.APICall, offset string) bool {
 	for _, c := range calls {
-		if c.params["offset"] == offset {
+		if c.Params["offset"] == offset {
 			return true
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/channels/markup"
 )
 
 const (
@@ -59,15 +60,12 @@ func (a *adapter) Send(ctx context.Context, m botgw.Outbound) error {
 	if err != nil {
 		return &botgw.PlatformError{Channel: Name, Permanent: true, Err: err}
 	}
-	chunks := render(m.Text)
+	chunks := markup.Telegram.Render(m.Text)
 	start := max(a.progress.Sent(m.ID), m.Sent)
 	if start == 0 && m.Meta[metaChatType] != string(models.ChatTypePrivate) {
 		t.replyTo, _ = strconv.Atoi(m.Meta[metaMessageID])
 	}
 	for i := start; i < len(chunks); i++ {
-		if strings.TrimSpace(chunks[i].html) == "" {
-			continue
-		}
 		if err := a.sendChunk(ctx, t, chunks[i]); err != nil {
 			a.progress.Record(m.ID, i)
 			pe := platformError(fmt.Errorf("part %d of %d to %s: %w", i+1, len(chunks), m.Chat, err))
@@ -80,13 +78,13 @@ func (a *adapter) Send(ctx context.Context, m botgw.Outbound) error {
 	return nil
 }
 
-// sendChunk sends one part as HTML, or as plain text if Telegram cannot
-// parse the HTML's entities.
-func (a *adapter) sendChunk(ctx context.Context, t target, c chunk) error {
-	err := a.sendMessage(ctx, t, t.params(c.html, models.ParseModeHTML))
+// sendChunk sends one part as HTML, or as its plain text if Telegram
+// cannot parse the HTML's entities.
+func (a *adapter) sendChunk(ctx context.Context, t target, html string) error {
+	err := a.sendMessage(ctx, t, t.params(html, models.ParseModeHTML))
 	if isEntityError(err) {
 		a.log.Warn("telegram rejected the HTML of a reply part: resending it as plain text", "chat", t.key, "err", err)
-		err = a.sendMessage(ctx, t, t.params(c.src, ""))
+		err = a.sendMessage(ctx, t, t.params(markup.TelegramText(html), ""))
 	}
 	return err
 }

@@ -8,25 +8,26 @@ import (
 	"testing"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/channels/channeltest"
 )
 
 func TestStartRegistersWebhookAndCommands(t *testing.T) {
 	ta := newTestAdapter(t, Config{}, "https://bot.example.com/")
-	hooks := ta.api.callsTo("setWebhook")
+	hooks := ta.api.CallsTo("setWebhook")
 	if len(hooks) != 1 {
 		t.Fatalf("%d setWebhook calls, want 1", len(hooks))
 	}
-	p := hooks[0].params
+	p := hooks[0].Params
 	if p["url"] != "https://bot.example.com/webhooks/telegram" || p["secret_token"] != testSecret || p["allowed_updates"] != `["message"]` {
 		t.Errorf("setWebhook params = %v", p)
 	}
-	cmds := ta.api.callsTo("setMyCommands")
+	cmds := ta.api.CallsTo("setMyCommands")
 	if len(cmds) != 1 {
 		t.Fatalf("%d setMyCommands calls, want 1", len(cmds))
 	}
 	for _, c := range []string{`"command":"reset"`, `"command":"status"`, `"command":"help"`} {
-		if !strings.Contains(cmds[0].params["commands"], c) {
-			t.Errorf("commands %s lack %s", cmds[0].params["commands"], c)
+		if !strings.Contains(cmds[0].Params["commands"], c) {
+			t.Errorf("commands %s lack %s", cmds[0].Params["commands"], c)
 		}
 	}
 	if me := ta.username.Load(); me == nil || *me != testBot {
@@ -36,14 +37,14 @@ func TestStartRegistersWebhookAndCommands(t *testing.T) {
 
 func TestStartWithoutPublicURLLeavesWebhookAlone(t *testing.T) {
 	ta := newTestAdapter(t, Config{}, "")
-	if n := len(ta.api.callsTo("setWebhook")); n != 0 {
+	if n := len(ta.api.CallsTo("setWebhook")); n != 0 {
 		t.Errorf("%d setWebhook calls without public_url, want 0", n)
 	}
 }
 
 func TestStartReportsFailures(t *testing.T) {
 	ta := newTestAdapter(t, Config{}, "")
-	ta.api.script("getMe", reply{401, `{"ok":false,"error_code":401,"description":"Unauthorized"}`})
+	ta.api.Script("getMe", channeltest.Reply{Status: 401, Body: `{"ok":false,"error_code":401,"description":"Unauthorized"}`})
 	err := ta.Start(t.Context())
 	if err == nil || !strings.Contains(err.Error(), "getMe") {
 		t.Errorf("Start error = %v, want the getMe failure", err)
@@ -71,15 +72,15 @@ func TestStartTyping(t *testing.T) {
 	ta := newTestAdapter(t, Config{}, "")
 	in := botgw.Inbound{Chat: botgw.ChatKey{Channel: Name, ID: "-1001234567890/42"}}
 	stop := ta.StartTyping(context.Background(), in)
-	ta.api.waitFor(func() bool { return len(ta.api.callsTo("sendChatAction")) > 0 })
+	ta.api.WaitFor(func() bool { return len(ta.api.CallsTo("sendChatAction")) > 0 })
 	stop()
-	n := len(ta.api.callsTo("sendChatAction"))
-	p := ta.api.callsTo("sendChatAction")[0].params
+	n := len(ta.api.CallsTo("sendChatAction"))
+	p := ta.api.CallsTo("sendChatAction")[0].Params
 	if p["action"] != "typing" || p["chat_id"] != "-1001234567890" || p["message_thread_id"] != "42" {
 		t.Errorf("sendChatAction params = %v", p)
 	}
 	stop() // a second stop is harmless
-	if m := len(ta.api.callsTo("sendChatAction")); m != n {
+	if m := len(ta.api.CallsTo("sendChatAction")); m != n {
 		t.Errorf("typing sent after stop returned (%d then %d calls)", n, m)
 	}
 }

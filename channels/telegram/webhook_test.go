@@ -6,10 +6,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/channels/channeltest"
 )
 
 // post sends body to the webhook handler like Telegram does.
@@ -25,54 +25,18 @@ func post(t *testing.T, h http.Handler, secret string, body []byte) *httptest.Re
 	return w
 }
 
-func webhookOf(t *testing.T, ta *testAdapter, rec *recorder) http.Handler {
+func webhookOf(t *testing.T, ta *testAdapter, rec *channeltest.Store) http.Handler {
 	t.Helper()
 	wr, ok := ta.ch.(botgw.WebhookReceiver)
 	if !ok {
 		t.Fatal("webhook mode channel is not a botgw.WebhookReceiver")
 	}
-	return wr.WebhookHandler(rec.deliver)
-}
-
-func TestWebhookPrivateTurn(t *testing.T) {
-	ta := newTestAdapter(t, Config{}, "")
-	rec := &recorder{}
-	w := post(t, webhookOf(t, ta, rec), testSecret, readSample(t, "private_text.json"))
-	if w.Code != http.StatusOK {
-		t.Fatalf("status %d, want 200", w.Code)
-	}
-	stored, _ := rec.snapshot()
-	if len(stored) != 1 {
-		t.Fatalf("stored %d inbound, want 1", len(stored))
-	}
-	in := stored[0]
-	if in.Chat.String() != "telegram:123456789" || in.ID != "1337" || in.UserID != "123456789" ||
-		in.Kind != botgw.KindText || in.Text != "Where is the next clue?" || in.UserName != "ada_l" {
-		t.Errorf("inbound = %+v", in)
-	}
-	if in.At.Unix() != 1732270000 {
-		t.Errorf("At = %v, want the message date", in.At)
-	}
-}
-
-func TestWebhookDuplicateUpdateStoredOnce(t *testing.T) {
-	ta := newTestAdapter(t, Config{}, "")
-	rec := &recorder{}
-	h := webhookOf(t, ta, rec)
-	for range 2 {
-		if w := post(t, h, testSecret, readSample(t, "private_text.json")); w.Code != http.StatusOK {
-			t.Fatalf("status %d, want 200", w.Code)
-		}
-	}
-	stored, calls := rec.snapshot()
-	if calls != 2 || len(stored) != 1 {
-		t.Errorf("deliver called %d times and stored %d messages; want 2 calls with the same ID, 1 stored", calls, len(stored))
-	}
+	return wr.WebhookHandler(rec.Deliver)
 }
 
 func TestWebhookRejectsWrongSecret(t *testing.T) {
 	ta := newTestAdapter(t, Config{}, "")
-	rec := &recorder{}
+	rec := &channeltest.Store{}
 	h := webhookOf(t, ta, rec)
 	for _, secret := range []string{"", "wrong", testSecret + "x"} {
 		w := post(t, h, secret, readSample(t, "private_text.json"))
@@ -80,14 +44,14 @@ func TestWebhookRejectsWrongSecret(t *testing.T) {
 			t.Errorf("secret %q: status %d, want 401", secret, w.Code)
 		}
 	}
-	if _, calls := rec.snapshot(); calls != 0 {
+	if calls := rec.Calls(); calls != 0 {
 		t.Errorf("deliver called %d times after bad secrets, want 0", calls)
 	}
 }
 
 func TestWebhookDeliverFailureAsksForRetry(t *testing.T) {
 	ta := newTestAdapter(t, Config{}, "")
-	rec := &recorder{err: errors.New("redis down")}
+	rec := channeltest.FailingStore(errors.New("redis down"))
 	w := post(t, webhookOf(t, ta, rec), testSecret, readSample(t, "private_text.json"))
 	if w.Code != http.StatusServiceUnavailable {
 		t.Errorf("status %d, want 503 so Telegram redelivers", w.Code)
@@ -96,7 +60,7 @@ func TestWebhookDeliverFailureAsksForRetry(t *testing.T) {
 
 func TestWebhookBadRequests(t *testing.T) {
 	ta := newTestAdapter(t, Config{}, "")
-	h := webhookOf(t, ta, &recorder{})
+	h := webhookOf(t, ta, &channeltest.Store{})
 	w := post(t, h, testSecret, []byte(`{"update_id": "not a number"`))
 	if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), `"error":"body:`) {
 		t.Errorf("bad JSON: status %d body %s, want 400 naming the body", w.Code, w.Body)
@@ -120,14 +84,14 @@ func TestWebhookBadRequests(t *testing.T) {
 // and its answer is sent to the group as a reply to it.
 func TestWebhookGroupMentionAnsweredAsReply(t *testing.T) {
 	ta := newTestAdapter(t, Config{}, "")
-	rec := &recorder{}
+	rec := &channeltest.Store{}
 	h := webhookOf(t, ta, rec)
 	for _, name := range []string{"group_no_mention.json", "group_mention.json"} {
 		if w := post(t, h, testSecret, readSample(t, name)); w.Code != http.StatusOK {
 			t.Fatalf("%s: status %d, want 200", name, w.Code)
 		}
 	}
-	stored, _ := rec.snapshot()
+	stored := rec.Stored()
 	if len(stored) != 1 || stored[0].ID != "2202" || stored[0].Text != "where do we go next?" {
 		t.Fatalf("stored %+v, want only the mention, without the mention text", stored)
 	}
@@ -136,11 +100,11 @@ func TestWebhookGroupMentionAnsweredAsReply(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Send: %v", err)
 	}
-	sent := ta.api.callsTo("sendMessage")
+	sent := ta.api.CallsTo("sendMessage")
 	if len(sent) != 1 {
 		t.Fatalf("%d sendMessage calls, want 1", len(sent))
 	}
-	p := sent[0].params
+	p := sent[0].Params
 	if p["chat_id"] != "-1001234567890" || p["text"] != "To the <b>Pump Room</b>!" || p["parse_mode"] != "HTML" {
 		t.Errorf("sendMessage params = %v", p)
 	}
@@ -151,38 +115,17 @@ func TestWebhookGroupMentionAnsweredAsReply(t *testing.T) {
 
 func TestWebhookForumTopic(t *testing.T) {
 	ta := newTestAdapter(t, Config{}, "")
-	rec := &recorder{}
+	rec := &channeltest.Store{}
 	post(t, webhookOf(t, ta, rec), testSecret, readSample(t, "forum_topic.json"))
-	stored, _ := rec.snapshot()
+	stored := rec.Stored()
 	if len(stored) != 1 || stored[0].Chat.String() != "telegram:-1001234567890/42" {
 		t.Fatalf("stored %+v, want one message in chat telegram:-1001234567890/42", stored)
 	}
 	if err := ta.ch.Send(t.Context(), botgw.Outbound{Chat: stored[0].Chat, ID: "r1", Text: "Look up.", Meta: stored[0].Meta}); err != nil {
 		t.Fatalf("Send: %v", err)
 	}
-	p := ta.api.callsTo("sendMessage")[0].params
+	p := ta.api.CallsTo("sendMessage")[0].Params
 	if p["chat_id"] != "-1001234567890" || p["message_thread_id"] != "42" {
 		t.Errorf("sendMessage params = %v, want the topic's chat and thread", p)
-	}
-}
-
-// TestWebhookCountsIgnoredUpdates: chatter the bot does not answer is
-// acknowledged, not stored, and counted for the operator's metrics.
-func TestWebhookCountsIgnoredUpdates(t *testing.T) {
-	ta := newTestAdapter(t, Config{}, "")
-	var ignored atomic.Int32
-	ta.ch.(botgw.IgnoreCounter).CountIgnored(func() { ignored.Add(1) })
-	rec := &recorder{}
-	h := webhookOf(t, ta, rec)
-	for _, sample := range []string{"group_no_mention.json", "group_from_bot.json", "edited_message.json", "private_text.json"} {
-		if w := post(t, h, testSecret, readSample(t, sample)); w.Code != http.StatusOK {
-			t.Fatalf("%s: status %d, want 200", sample, w.Code)
-		}
-	}
-	if n := ignored.Load(); n != 3 {
-		t.Errorf("counted %d ignored updates, want 3 (no mention, from a bot, an edit)", n)
-	}
-	if stored, _ := rec.snapshot(); len(stored) != 1 {
-		t.Errorf("stored %d messages, want only the private text", len(stored))
 	}
 }

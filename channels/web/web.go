@@ -14,10 +14,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/channels/markup"
 )
 
 // Name is the channel name in chat keys: web:<session>.
@@ -90,10 +92,11 @@ func New(cfg Config, site Site, log *slog.Logger) *Adapter {
 
 func (a *Adapter) Name() string { return Name }
 
-// Send hands the reply to every request waiting on the chat, or keeps it for
-// the page to poll (at most maxUnclaimed per chat, for UnclaimedTTL). It
-// never blocks.
+// Send hands the reply, as plain text (the page shows no markup), to every
+// request waiting on the chat, or keeps it for the page to poll (at most
+// maxUnclaimed per chat, for UnclaimedTTL). It never blocks.
 func (a *Adapter) Send(_ context.Context, m botgw.Outbound) error {
+	m.Text = strings.Join(markup.Plain.Render(m.Text), "\n\n")
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if ws := a.waiters[m.Chat]; len(ws) > 0 {
@@ -102,6 +105,9 @@ func (a *Adapter) Send(_ context.Context, m botgw.Outbound) error {
 		}
 		delete(a.waiters, m.Chat)
 		return nil
+	}
+	if m.Text == "" {
+		return nil // a blank reply is no message to poll for
 	}
 	now := a.now()
 	a.sweep(now)

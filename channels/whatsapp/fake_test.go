@@ -24,6 +24,8 @@ type fakeClient struct {
 	connected  bool
 	connectErr []error // returned by successive connects; then nil
 	sendErr    []error // returned by successive sends; then success
+	failErr    error   // returned by every send after failIn more succeed
+	failIn     int
 	sent       []sentMessage
 	attempts   []sentMessage // every SendMessage call, failed or not
 	reads      []readReceipt
@@ -101,6 +103,13 @@ func (f *fakeClient) SendMessage(_ context.Context, to types.JID, m *waE2E.Messa
 	var err error
 	if len(f.sendErr) > 0 {
 		err, f.sendErr = f.sendErr[0], f.sendErr[1:]
+	}
+	if err == nil && f.failErr != nil {
+		if f.failIn > 0 {
+			f.failIn--
+		} else {
+			err = f.failErr
+		}
 	}
 	sm := sentMessage{to: to, text: m.GetConversation()}
 	if len(extra) == 1 {
@@ -311,29 +320,6 @@ func listen(t *testing.T, a *Adapter, deliver botgw.Deliver) (cancel func()) {
 	})
 	t.Cleanup(cancel)
 	return cancel
-}
-
-// recorder is a botgw.Deliver that keeps what it was given.
-type recorder struct {
-	mu  sync.Mutex
-	ins []botgw.Inbound
-	err error
-}
-
-func (r *recorder) deliver(_ context.Context, in botgw.Inbound) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.err != nil {
-		return r.err
-	}
-	r.ins = append(r.ins, in)
-	return nil
-}
-
-func (r *recorder) got() []botgw.Inbound {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]botgw.Inbound(nil), r.ins...)
 }
 
 var errNetwork = errors.New("dial tcp: connect: network is unreachable")

@@ -9,6 +9,8 @@ import (
 	"go.mau.fi/whatsmeow/types/events"
 
 	"github.com/botgw/botgw"
+
+	"github.com/botgw/botgw/channels/channeltest"
 )
 
 // ingress stores inbound as the gateway's ingress does: deduplicated on
@@ -110,17 +112,17 @@ func TestPhoneThenLIDIsOneConversation(t *testing.T) {
 // An operator (configured by number) whom WhatsApp shows by LID, with no
 // mapping in the store, is recognised: the LID was resolved at login.
 func TestOperatorMatchedByLID(t *testing.T) {
-	rec := &recorder{}
+	rec := &channeltest.Store{}
 	f := newFakeClient()
 	f.directory[alicePN] = aliceLID
 	a, _ := testAdapter(Config{}, nil, openFake(f))
 	WithOperators([]string{"447700900123"})(a)
-	listen(t, a, rec.deliver)
+	listen(t, a, rec.Deliver)
 	f.waitCall(t, "connect")
 	f.emit(t, &events.Connected{})
 	eventually(t, "operators' LIDs resolved", func() bool { _, ok := a.ops.phoneOf(aliceLID); return ok })
 	f.emit(t, fromLID("M1", aliceLID, types.JID{}))
-	got := rec.got()
+	got := rec.Stored()
 	if len(got) != 1 || got[0].UserID != "447700900123" || got[0].Chat != key(alicePN.String()) {
 		t.Fatalf("delivered %+v, want the operator's number as the user and chat", got)
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"go.mau.fi/whatsmeow/types/events"
+
+	"github.com/botgw/botgw/channels/channeltest"
 )
 
 // memLease is an in-memory Lease honouring TTLs, as the Redis one does.
@@ -106,9 +108,9 @@ func TestOnlyOneReplicaConnectsAndAnotherTakesOverWithinTTL(t *testing.T) {
 	a, _ := testAdapter(Config{LeaseTTL: ttl}, leaseA, openFake(fa))
 	b, _ := testAdapter(Config{LeaseTTL: ttl}, shared, openFake(fb))
 
-	stopA := listen(t, a, (&recorder{}).deliver)
+	stopA := listen(t, a, (&channeltest.Store{}).Deliver)
 	fa.waitCall(t, "connect")
-	listen(t, b, (&recorder{}).deliver)
+	listen(t, b, (&channeltest.Store{}).Deliver)
 	waitState(t, b, StateStandby)
 	if err := b.Health(); err != nil {
 		t.Errorf("standby replica Health() = %v, want nil", err)
@@ -140,7 +142,7 @@ func TestLostLeaseDisconnectsAtOnce(t *testing.T) {
 	lease := newMemLease()
 	f := newFakeClient()
 	a, logs := testAdapter(Config{LeaseTTL: ttl}, lease, openFake(f))
-	listen(t, a, (&recorder{}).deliver)
+	listen(t, a, (&channeltest.Store{}).Deliver)
 	f.waitCall(t, "connect")
 	f.emit(t, &events.Connected{})
 	waitState(t, a, StateConnected)
@@ -171,7 +173,7 @@ func TestUnconfirmedLeaseDisconnectsBeforeExpiry(t *testing.T) {
 	const ttl = 300 * time.Millisecond
 	f := newFakeClient()
 	a, logs := testAdapter(Config{LeaseTTL: ttl}, failingRenew{newMemLease()}, openFake(f))
-	listen(t, a, (&recorder{}).deliver)
+	listen(t, a, (&channeltest.Store{}).Deliver)
 	f.waitCall(t, "connect")
 	f.waitCall(t, "disconnect")
 	out := logs.String()

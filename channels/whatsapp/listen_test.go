@@ -11,6 +11,8 @@ import (
 	"go.mau.fi/whatsmeow"
 	"go.mau.fi/whatsmeow/types"
 	"go.mau.fi/whatsmeow/types/events"
+
+	"github.com/botgw/botgw/channels/channeltest"
 )
 
 // connected starts Listen on a fake client and brings it to "connected".
@@ -18,7 +20,7 @@ func connected(t *testing.T, cfg Config) (*Adapter, *fakeClient, *logBuffer, fun
 	t.Helper()
 	f := newFakeClient()
 	a, logs := testAdapter(cfg, nil, openFake(f))
-	stop := listen(t, a, (&recorder{}).deliver)
+	stop := listen(t, a, (&channeltest.Store{}).Deliver)
 	f.waitCall(t, "connect")
 	f.emit(t, &events.Connected{})
 	waitState(t, a, StateConnected)
@@ -60,7 +62,7 @@ func TestConnectFailuresBackOffThenConnect(t *testing.T) {
 	f := newFakeClient()
 	f.connectErr = []error{errNetwork, errNetwork, errNetwork}
 	a, logs := testAdapter(Config{}, nil, openFake(f))
-	listen(t, a, (&recorder{}).deliver)
+	listen(t, a, (&channeltest.Store{}).Deliver)
 	for range 4 {
 		f.waitCall(t, "connect")
 	}
@@ -87,7 +89,7 @@ func TestLoggedOutStopsAlertsAndWaitsForRelink(t *testing.T) {
 		return linked, nil
 	}
 	a, logs := testAdapter(Config{}, nil, open)
-	listen(t, a, (&recorder{}).deliver)
+	listen(t, a, (&channeltest.Store{}).Deliver)
 	f.waitCall(t, "connect")
 	f.emit(t, &events.Connected{})
 	waitState(t, a, StateConnected)
@@ -197,7 +199,7 @@ func TestKeepAliveTimeouts(t *testing.T) {
 
 func TestNotLinkedIsReported(t *testing.T) {
 	a, _ := testAdapter(Config{}, nil, func(context.Context) (client, error) { return nil, errNotLinked })
-	listen(t, a, (&recorder{}).deliver)
+	listen(t, a, (&channeltest.Store{}).Deliver)
 	waitState(t, a, StateNotLinked)
 	if err := a.Health(); err == nil || !strings.Contains(err.Error(), "botgw whatsapp link") {
 		t.Errorf("Health() = %v, want a hint to link", err)
@@ -251,7 +253,7 @@ func TestPresenceWaitsForThePushName(t *testing.T) {
 	f := newFakeClient()
 	f.presErr = []error{whatsmeow.ErrNoPushName}
 	a, _ := testAdapter(Config{}, nil, openFake(f))
-	listen(t, a, (&recorder{}).deliver)
+	listen(t, a, (&channeltest.Store{}).Deliver)
 	f.waitCall(t, "connect")
 	f.emit(t, &events.Connected{})
 	f.waitCall(t, "presence available") // refused: no push name yet

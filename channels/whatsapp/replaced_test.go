@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"go.mau.fi/whatsmeow/types/events"
+
+	"github.com/botgw/botgw/channels/channeltest"
 )
 
 // The session was replaced because another replica took the lease (this
@@ -15,7 +17,7 @@ func TestStreamReplacedAfterLosingLeaseStandsBy(t *testing.T) {
 	lease := newMemLease()
 	f := newFakeClient()
 	a, _ := testAdapter(Config{}, lease, openFake(f))
-	listen(t, a, (&recorder{}).deliver)
+	listen(t, a, (&channeltest.Store{}).Deliver)
 	f.waitCall(t, "connect")
 	f.emit(t, &events.Connected{})
 	waitState(t, a, StateConnected)
@@ -42,7 +44,7 @@ func TestStreamReplacedWhileHoldingParksThenRetries(t *testing.T) {
 	f := newFakeClient()
 	a, logs := testAdapter(Config{}, lease, openFake(f))
 	a.tm.replacedMin, a.tm.replacedMax = 20*time.Millisecond, 20*time.Millisecond
-	listen(t, a, (&recorder{}).deliver)
+	listen(t, a, (&channeltest.Store{}).Deliver)
 	f.waitCall(t, "connect")
 	f.emit(t, &events.Connected{})
 	waitState(t, a, StateConnected)

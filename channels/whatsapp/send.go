@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"go.mau.fi/whatsmeow"
 	"go.mau.fi/whatsmeow/proto/waE2E"
@@ -18,12 +17,8 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/botgw/botgw"
-	"github.com/botgw/botgw/channels"
+	"github.com/botgw/botgw/channels/markup"
 )
-
-// partLimit is the longest message part, in runes. WhatsApp accepts far
-// more, but shorter messages read better on a phone.
-const partLimit = 4000
 
 // Send delivers a reply, converted to WhatsApp formatting and split on
 // paragraph boundaries, in order. Each part is retried with backoff; a
@@ -44,7 +39,7 @@ func (a *Adapter) Send(ctx context.Context, m botgw.Outbound) error {
 		err := fmt.Errorf("WhatsApp rate-limited this number; not sending for %v", wait.Round(time.Second))
 		return &botgw.PlatformError{Channel: Name, RetryAfter: wait, Err: err}
 	}
-	parts := parts(m.Text)
+	parts := markup.WhatsApp.Render(m.Text)
 	for i := max(a.progress.Sent(m.ID), m.Sent); i < len(parts); i++ {
 		msg := &waE2E.Message{Conversation: proto.String(parts[i])}
 		if err := a.sendPart(ctx, cli, to, msg, messageID(m, i)); err != nil {
@@ -77,21 +72,6 @@ func (a *Adapter) sendError(chat botgw.ChatKey, i, n int, err error) error {
 func messageID(m botgw.Outbound, i int) types.MessageID {
 	h := sha256.Sum256([]byte(m.Chat.String() + "\x00" + m.ID + "\x00" + strconv.Itoa(i)))
 	return types.MessageID(whatsmeow.WebMessageIDPrefix + strings.ToUpper(hex.EncodeToString(h[:9])))
-}
-
-// parts splits text at partLimit and converts each part; a part that grew
-// past the limit in conversion is split again.
-func parts(text string) []string {
-	var out []string
-	for _, p := range channels.Split(text, partLimit) {
-		c := Format(p)
-		if utf8.RuneCountInString(c) > partLimit {
-			out = append(out, channels.Split(c, partLimit)...)
-			continue
-		}
-		out = append(out, c)
-	}
-	return out
 }
 
 // sendPart sends one message under id, retrying transient failures with

@@ -12,6 +12,8 @@ import (
 	"go.mau.fi/whatsmeow"
 
 	"github.com/botgw/botgw"
+
+	"github.com/botgw/botgw/channels/markup"
 )
 
 // attemptsOf returns the SendMessage calls the fake saw, in order.
@@ -29,7 +31,7 @@ var waID = regexp.MustCompile(`^3EB0[0-9A-F]{18}$`)
 // same ids from the same outbox entry.
 func TestSendReusesOneMessageIDPerPart(t *testing.T) {
 	a, f, _, _ := connected(t, Config{})
-	long := strings.Repeat("word ", partLimit/5) + "\n\n" + "the second part"
+	long := strings.Repeat("word ", markup.WhatsApp.Limit/5) + "\n\n" + "the second part"
 	m := botgw.Outbound{Chat: key(alicePN.String()), ID: "re-M1", Text: long}
 	timeout := whatsmeow.ErrMessageTimedOut
 	f.sendErr = []error{timeout, timeout, timeout} // every adapter attempt at part 1 times out

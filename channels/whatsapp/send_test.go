@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"go.mau.fi/whatsmeow"
 	"go.mau.fi/whatsmeow/types"
@@ -17,44 +14,6 @@ import (
 
 func reply(chat, text string) botgw.Outbound {
 	return botgw.Outbound{Chat: key(chat), ID: "out-1", Text: text}
-}
-
-func TestSendConvertsAndSplitsInOrder(t *testing.T) {
-	a, f, _, _ := connected(t, Config{})
-	var paras []string
-	for i := range 30 {
-		paras = append(paras, fmt.Sprintf("**Stop %d**: %s", i, strings.Repeat("walk on ", 40)))
-	}
-	if err := a.Send(context.Background(), reply("447700900123@s.whatsapp.net", strings.Join(paras, "\n\n"))); err != nil {
-		t.Fatalf("Send: %v", err)
-	}
-	sent := f.sentTexts()
-	if len(sent) < 3 {
-		t.Fatalf("sent %d messages, want the long reply split", len(sent))
-	}
-	joined := strings.Join(sent, "")
-	for i := range 30 {
-		if !strings.Contains(joined, fmt.Sprintf("*Stop %d*:", i)) {
-			t.Fatalf("stop %d missing or not bold in %q", i, joined[:80])
-		}
-		if i > 0 && strings.Index(joined, fmt.Sprintf("*Stop %d*", i)) < strings.Index(joined, fmt.Sprintf("*Stop %d*", i-1)) {
-			t.Fatalf("stop %d sent before stop %d", i, i-1)
-		}
-	}
-	for _, s := range sent {
-		if n := utf8.RuneCountInString(s); n > partLimit {
-			t.Errorf("part of %d runes, want at most %d", n, partLimit)
-		}
-		if strings.Contains(s, "**") {
-			t.Errorf("Markdown bold left in %q", s[:40])
-		}
-	}
-	f.mu.Lock()
-	to := f.sent[0].to
-	f.mu.Unlock()
-	if to != alicePN {
-		t.Errorf("sent to %s, want %s", to, alicePN)
-	}
 }
 
 func TestSendToGroup(t *testing.T) {
@@ -160,33 +119,4 @@ func TestTypingWithoutSessionIsANoop(t *testing.T) {
 	a, _ := testAdapter(Config{}, nil, openFake(newFakeClient()))
 	stop := a.StartTyping(context.Background(), botgw.Inbound{Chat: key("447700900123@s.whatsapp.net")})
 	stop()
-}
-
-// TestRetriedSendResumesAfterTheSentParts: part 2 of a long reply fails
-// past its retries; when the engine retries the reply, part 1 is not sent
-// a second time.
-func TestRetriedSendResumesAfterTheSentParts(t *testing.T) {
-	a, f, _, _ := connected(t, Config{})
-	var paras []string
-	for i := range 30 {
-		paras = append(paras, fmt.Sprintf("Stop %d: %s", i, strings.Repeat("walk on ", 40)))
-	}
-	m := reply("447700900123@s.whatsapp.net", strings.Join(paras, "\n\n"))
-	want := parts(m.Text)
-	if len(want) < 3 {
-		t.Fatalf("reply split into %d parts, want at least 3", len(want))
-	}
-	timeout := whatsmeow.ErrMessageTimedOut
-	f.mu.Lock()
-	f.sendErr = []error{nil, timeout, timeout, timeout}
-	f.mu.Unlock()
-	if err := a.Send(context.Background(), m); err == nil {
-		t.Fatal("Send succeeded while part 2 kept failing")
-	}
-	if err := a.Send(context.Background(), m); err != nil {
-		t.Fatalf("retried Send: %v", err)
-	}
-	if got := f.sentTexts(); !slices.Equal(got, want) {
-		t.Errorf("WhatsApp got %d messages, want each of the %d parts once, in order", len(got), len(want))
-	}
 }

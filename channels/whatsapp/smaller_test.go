@@ -11,6 +11,8 @@ import (
 
 	"go.mau.fi/whatsmeow"
 	"go.mau.fi/whatsmeow/types/events"
+
+	"github.com/botgw/botgw/channels/channeltest"
 )
 
 // When whatsmeow could not delete the logged-out device, the store still
@@ -25,7 +27,7 @@ func TestLoggedOutReopensAfterBackoff(t *testing.T) {
 		<-ctx.Done() // hold the back-off until the test ends
 		return false
 	}
-	listen(t, a, (&recorder{}).deliver)
+	listen(t, a, (&channeltest.Store{}).Deliver)
 	f.waitCall(t, "connect")
 	f.emit(t, &events.LoggedOut{Reason: events.ConnectFailureLoggedOut})
 	select {

@@ -3,10 +3,11 @@ package main
 import (
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/botgw/botgw/providers/providertest"
 )
 
 // BenchmarkSlackAckWithBlockedProvider measures the Events API ack through
@@ -15,22 +16,20 @@ import (
 // not wait for the LLM.
 func BenchmarkSlackAckWithBlockedProvider(b *testing.B) {
 	block := make(chan struct{})
-	llm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	llm := providertest.NewOpenAI(b, func(_ int, w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-block:
 		case <-r.Context().Done():
 		}
-		http.Error(w, `{"error":{"message":"unavailable","type":"server_error","param":null,"code":null}}`, 503)
-	}))
-	defer llm.Close()
+		providertest.OpenAIStatus(http.StatusServiceUnavailable).Write(w)
+	})
 	defer close(block)
-	slackAPI := httptest.NewServer(&fakeSlackAPI{})
-	defer slackAPI.Close()
+	slackAPI := newSlackAPI(b, "xoxb-bench")
 	cfg := DefaultConfig()
 	cfg.Channels.Web = nil
-	cfg.Channels.Slack = &slackConfig{BotToken: "xoxb-bench", SigningSecret: "bench-secret", APIURL: slackAPI.URL + "/api/", ThinkingReaction: "none"}
+	cfg.Channels.Slack = &slackConfig{BotToken: "xoxb-bench", SigningSecret: "bench-secret", APIURL: slackAPI.URL, ThinkingReaction: "none"}
 	none := 0
-	cfg.Provider = ProviderConfig{Kind: "openai", BaseURL: llm.URL, APIKey: "sk-bench", Model: "gpt-4o-mini", MaxRetries: &none}
+	cfg.Provider = ProviderConfig{Kind: "openai", BaseURL: llm.URL + "/v1", APIKey: "sk-bench", Model: "gpt-4o-mini", MaxRetries: &none}
 	base := startGateway(b, cfg)
 	b.ReportAllocs()
 	b.ResetTimer()

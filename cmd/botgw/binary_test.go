@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -9,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,11 +16,22 @@ import (
 
 var (
 	buildOnce sync.Once
+	binDir    string
 	binPath   string
 	buildErr  error
 )
 
-// binary builds ./cmd/botgw once per test run, as a user would.
+// TestMain removes the built binary after the run.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// binary builds ./cmd/botgw once per test run, as a user would; with -race
+// when the tests run with -race (raceBuild).
 func binary(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -29,8 +40,12 @@ func binary(t *testing.T) string {
 			buildErr = err
 			return
 		}
-		binPath = filepath.Join(dir, "botgw")
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		binDir, binPath = dir, filepath.Join(dir, "botgw")
+		args := []string{"build", "-o", binPath}
+		if raceBuild {
+			args = append(args, "-race")
+		}
+		out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
@@ -60,7 +75,7 @@ func runBinary(t *testing.T, config string, env ...string) string {
 	addr := freePort(t)
 	cmd := exec.Command(bin, "serve", "-config", cfgPath, "-listen", addr)
 	cmd.Env = append(os.Environ(), env...)
-	var logs bytes.Buffer
+	var logs lockedBuffer // the process's output copier writes while the test reads
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -75,6 +90,7 @@ func runBinary(t *testing.T, config string, env ...string) string {
 			_ = cmd.Process.Kill()
 			t.Error("gateway did not stop within 30s of SIGINT")
 		}
+		checkRaces(t, "gateway", logs.String())
 		if t.Failed() {
 			t.Logf("gateway output:\n%s", logs.String())
 		}
@@ -91,4 +107,12 @@ func runBinary(t *testing.T, config string, env ...string) string {
 	}
 	t.Fatalf("gateway did not answer /healthz within 15s:\n%s", logs.String())
 	return ""
+}
+
+// checkRaces fails the test when a race-built gateway reported a data race.
+func checkRaces(t *testing.T, name, output string) {
+	t.Helper()
+	if i := strings.Index(output, "WARNING: DATA RACE"); i >= 0 {
+		t.Errorf("%s raced:\n%s", name, output[i:])
+	}
 }

@@ -107,7 +107,8 @@ func (c Config) storeOptions() state.Options {
 type LogConfig struct {
 	Level       string `yaml:"level"`        // debug | info | warn | error
 	Format      string `yaml:"format"`       // text | json; default: text on a terminal, else json
-	RedactChats bool   `yaml:"redact_chats"` // log a hash of chat keys
+	RedactChats bool   `yaml:"redact_chats"` // log a keyed hash of chat keys and user ids
+	RedactKey   string `yaml:"redact_key"`   // the hash key, the same on every replica; empty: random per process
 	Content     bool   `yaml:"content"`      // log message text (off by default)
 }
 
@@ -121,7 +122,7 @@ func DefaultConfig() Config {
 		SystemPrompt: "You are the friendly assistant of a location game. Answer briefly and kindly.",
 		Provider:     ProviderConfig{Timeout: 60 * time.Second},
 		Limits:       LimitsConfig{MaxInputChars: convo.DefaultMaxInputChars},
-		Compaction:   compaction.Config{Strategy: "token_budget", MaxExchanges: 20, MaxTokens: 4000},
+		Compaction:   compaction.Config{}, // compaction's own defaults: token_budget, 4000 tokens
 		Channels:     ChannelsConfig{Web: &web.Config{}},
 		Admin:        AdminConfig{TakeoverTTL: 30 * time.Minute, DeadLetterTTL: 7 * 24 * time.Hour, DeliveryAttempts: 5},
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -15,19 +14,17 @@ import (
 func TestOperatorConsoleInABrowser(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "")
 	t.Setenv("ANTHROPIC_API_KEY", "")
-	api := &refusingBotAPI{}
-	srv := httptest.NewServer(api)
-	defer srv.Close()
+	api := newBotAPI(t)
 	cfg := DefaultConfig()
 	cfg.Admin.Token = "op-token-456"
-	cfg.Channels.Telegram = &telegramConfig{Token: e2eBotToken, WebhookSecret: faultSecret, APIURL: srv.URL}
+	cfg.Channels.Telegram = &telegramConfig{Token: e2eBotToken, WebhookSecret: faultSecret, APIURL: api.URL}
 	base := startGateway(t, cfg)
 	for _, chat := range []string{"web:alice", "web:bob"} {
 		if status, v := postJSON(t, base+"/v1/chat", `{"chat":"`+chat+`","text":"I am at the station"}`); status != 200 {
 			t.Fatalf("chat: %d %v", status, v)
 		}
 	}
-	api.refusing.Store(true)
+	api.Refuse(chatNotFound, 0)
 	const tgChat = 4242
 	if code := postUpdate(base, tgText(tgChat, 1, "where next?")); code != 200 {
 		t.Fatalf("telegram update: %d", code)
@@ -63,7 +60,7 @@ func TestOperatorConsoleInABrowser(t *testing.T) {
 		chromedp.Click(chromedp.CSS("#resume")),
 		chromedp.WaitVisible(chromedp.CSS("#pause-state:not(.paused)")),
 	)
-	api.refusing.Store(false)
+	api.Refuse(nil, 0)
 	run("retry a dead letter",
 		chromedp.Click(chromedp.CSS("#dead-refresh")),
 		chromedp.WaitVisible(chromedp.CSS(`#dead tr.dead-letter button.retry`)),
@@ -71,7 +68,7 @@ func TestOperatorConsoleInABrowser(t *testing.T) {
 		waitGone("#dead tr.dead-letter"),
 		waitText("#audit", "dead-letter retry"),
 	)
-	waitUntil(t, 10*time.Second, func() bool { return sentTo(&api.fakeBotAPI, tgChat) == 1 })
+	waitUntil(t, 10*time.Second, func() bool { return sentTo(api, tgChat) == 1 })
 	audit, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#audit")))
 	if err != nil {
 		t.Fatal(err)

@@ -9,9 +9,10 @@ import (
 	"net/url"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/botgw/botgw/channels/channeltest"
 )
 
 // The operator console on the built binary: replicas over one real Redis,
@@ -54,42 +55,28 @@ func (f *recLLM) requests() [][]chatMsg {
 	return append([][]chatMsg(nil), f.reqs...)
 }
 
-// refusingBotAPI is the Bot API fake that, while refusing, answers every
-// sendMessage as Telegram does for a chat the bot cannot reach.
-type refusingBotAPI struct {
-	fakeBotAPI
-	refusing atomic.Bool
-}
-
-func (f *refusingBotAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if f.refusing.Load() && strings.HasSuffix(r.URL.Path, "/sendMessage") {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusBadRequest)
-		io.WriteString(w, `{"ok":false,"error_code":400,"description":"Bad Request: chat not found"}`)
-		return
-	}
-	f.fakeBotAPI.ServeHTTP(w, r)
-}
+// chatNotFound is how Telegram refuses a message to a chat the bot cannot
+// reach (the Bot API fake answers it while refusing).
+var chatNotFound = &channeltest.Reply{Status: http.StatusBadRequest,
+	Body: `{"ok":false,"error_code":400,"description":"Bad Request: chat not found"}`}
 
 // consoleRig is n replicas, the model fake and the Bot API fake.
 type consoleRig struct {
 	llm      *recLLM
-	api      *refusingBotAPI
+	api      *channeltest.BotAPI
 	replicas []*replica
 }
 
 func newConsoleRig(t *testing.T, n int) *consoleRig {
 	t.Helper()
 	target := sharedRedis(t)
-	c := &consoleRig{llm: &recLLM{}, api: &refusingBotAPI{}}
+	c := &consoleRig{llm: &recLLM{}, api: newBotAPI(t)}
 	llm := httptest.NewServer(c.llm)
 	t.Cleanup(llm.Close)
-	api := httptest.NewServer(c.api)
-	t.Cleanup(api.Close)
 	prefix := "botgwconsole-" + randomSuffix()
 	t.Cleanup(func() { cleanRedis(t, target.shared, prefix+":*") })
 	for i := range n {
-		cfg := faultConfig(target.keys, prefix, llm.URL+"/v1", "sk-console", api.URL)
+		cfg := faultConfig(target.keys, prefix, llm.URL+"/v1", "sk-console", c.api.URL)
 		c.replicas = append(c.replicas, startReplica(t, string(rune('a'+i)), cfg))
 	}
 	return c
@@ -132,7 +119,7 @@ func TestConsoleTakeoverAcrossReplicas(t *testing.T) {
 	a, b := 0, 1
 	chat := chatIDs(1)[0]
 	deliver(t, c.replicas[a:], 0, tgText(chat, 1, "hello"))
-	waitUntil(t, 15*time.Second, func() bool { return sentTo(&c.api.fakeBotAPI, chat) == 1 })
+	waitUntil(t, 15*time.Second, func() bool { return sentTo(c.api, chat) == 1 })
 
 	var paused struct {
 		PausedUntil string `json:"paused_until"`
@@ -158,16 +145,16 @@ func TestConsoleTakeoverAcrossReplicas(t *testing.T) {
 	if code := c.admin(t, a, "POST", chatPath(chat)+"/messages", `{"text":"Sam here: take the left path.","operator":"Sam"}`, nil); code != 202 {
 		t.Fatalf("operator message through A: %d", code)
 	}
-	waitUntil(t, 10*time.Second, func() bool { return sentTo(&c.api.fakeBotAPI, chat) == 2 })
-	if msgs := c.api.messages(); !strings.Contains(msgs[len(msgs)-1]["text"], "Sam here: take the left path.") {
-		t.Errorf("Bot API got %q, want the operator's words", msgs[len(msgs)-1]["text"])
+	waitUntil(t, 10*time.Second, func() bool { return sentTo(c.api, chat) == 2 })
+	if msgs := c.api.Sent(); !strings.Contains(msgs[len(msgs)-1], "Sam here: take the left path.") {
+		t.Errorf("Bot API got %q, want the operator's words", msgs[len(msgs)-1])
 	}
 	if code := c.admin(t, a, "POST", chatPath(chat)+"/resume", ``, nil); code != 200 {
 		t.Fatalf("resume through A: %d", code)
 	}
 	waitUntil(t, 10*time.Second, func() bool { return c.pausedUntil(t, b, chat) == "" })
 	postUpdate(c.replicas[b].base, tgText(chat, 3, "thanks, found it"))
-	waitUntil(t, 15*time.Second, func() bool { return sentTo(&c.api.fakeBotAPI, chat) == 3 })
+	waitUntil(t, 15*time.Second, func() bool { return sentTo(c.api, chat) == 3 })
 	reqs := c.llm.requests()
 	if len(reqs) != 2 {
 		t.Fatalf("model calls: %d, want 2 (none while paused)", len(reqs))
@@ -195,7 +182,7 @@ func (c *consoleRig) deadLetters(t *testing.T, r int) []map[string]any {
 func TestConsoleDeadLetterFromTheBotAPI(t *testing.T) {
 	c := newConsoleRig(t, 1)
 	chat := chatIDs(1)[0]
-	c.api.refusing.Store(true)
+	c.api.Refuse(chatNotFound, 0)
 	deliver(t, c.replicas, 0, tgText(chat, 1, "where is the clue?"))
 	waitUntil(t, 15*time.Second, func() bool { return len(c.deadLetters(t, 0)) == 1 })
 	d := c.deadLetters(t, 0)[0]
@@ -203,18 +190,18 @@ func TestConsoleDeadLetterFromTheBotAPI(t *testing.T) {
 		!strings.Contains(fmt.Sprint(d["reason"]), "chat not found") || !strings.Contains(fmt.Sprint(d["text"]), "where is the clue?") {
 		t.Fatalf("dead letter = %v", d)
 	}
-	c.api.refusing.Store(false)
+	c.api.Refuse(nil, 0)
 	id := fmt.Sprint(d["id"])
 	if code := c.admin(t, 0, "POST", "/v1/admin/dead-letters/"+id+"/retry?operator=Sam", "", nil); code != 202 {
 		t.Fatalf("retry: %d", code)
 	}
-	waitUntil(t, 15*time.Second, func() bool { return sentTo(&c.api.fakeBotAPI, chat) == 1 })
+	waitUntil(t, 15*time.Second, func() bool { return sentTo(c.api, chat) == 1 })
 	deliver(t, c.replicas, 0, tgText(chat, 2, "got it"))
-	waitUntil(t, 15*time.Second, func() bool { return sentTo(&c.api.fakeBotAPI, chat) >= 2 })
-	if n := sentTo(&c.api.fakeBotAPI, chat); n != 2 {
+	waitUntil(t, 15*time.Second, func() bool { return sentTo(c.api, chat) >= 2 })
+	if n := sentTo(c.api, chat); n != 2 {
 		t.Errorf("replies after a retry and one more message: %d, want 2 (the retried one once)", n)
 	}
-	c.api.refusing.Store(true)
+	c.api.Refuse(chatNotFound, 0)
 	deliver(t, c.replicas, 0, tgText(chat, 3, "and now?"))
 	waitUntil(t, 15*time.Second, func() bool { return len(c.deadLetters(t, 0)) == 1 })
 	id2 := fmt.Sprint(c.deadLetters(t, 0)[0]["id"])

@@ -27,7 +27,7 @@ func TestFaultRedisOutageSendsNoReplyTwice(t *testing.T) {
 		defer close(done)
 		refused = sc.traffic(chats, 6, 25, 100*time.Millisecond)
 	}()
-	waitUntil(t, 10*time.Second, func() bool { return len(sc.api.messages()) >= 20 }) // replies flowing
+	waitUntil(t, 10*time.Second, func() bool { return len(sc.api.CallsTo("sendMessage")) >= 20 }) // replies flowing
 	rs.stop(t)
 	time.Sleep(3500 * time.Millisecond) // the outage
 	rs.start(t)
@@ -36,7 +36,7 @@ func TestFaultRedisOutageSendsNoReplyTwice(t *testing.T) {
 		t.Errorf("no update was refused with 503 during the outage (refused: %v): it missed the load", refused)
 	}
 	sc.settle(chats, 6, 60*time.Second, true)
-	t.Logf("%d replies to 50 chats × 6 messages; %d updates refused during the outage", len(sc.api.messages()), len(refused))
+	t.Logf("%d replies to 50 chats × 6 messages; %d updates refused during the outage", len(sc.api.CallsTo("sendMessage")), len(refused))
 }
 
 // TestFaultFullRedisRefusesOnlyWhatItDidNotStore fills Redis to its
@@ -147,7 +147,7 @@ func TestFaultKillUnderLoadLosesNothing(t *testing.T) {
 		defer close(done)
 		sc.traffic(chats, 6, 25, 100*time.Millisecond)
 	}()
-	waitUntil(t, 10*time.Second, func() bool { return len(sc.api.messages()) >= 40 })
+	waitUntil(t, 10*time.Second, func() bool { return len(sc.api.CallsTo("sendMessage")) >= 40 })
 	a := sc.replicas[0]
 	a.kill(t)
 	a.start(t)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
@@ -18,6 +17,8 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/channels/channeltest"
+	"github.com/botgw/botgw/providers/providertest"
 )
 
 // The fault-injection suite runs gateway replicas as processes of the built
@@ -40,11 +41,12 @@ func realRedisURL(t *testing.T) string {
 	return u
 }
 
-// faultLLM speaks the Chat Completions wire format. Each replica gets its
-// own API key, so the fake knows which replica calls; calls from a held key
-// block until the caller goes away (the replica is killed) or the key is let
-// go. Replies echo the last user message.
+// faultLLM is the Chat Completions fake (providertest) answering with an
+// echo of the last user message. Each replica gets its own API key, so the
+// fake knows which replica calls; calls from a held key block until the
+// caller goes away (the replica is killed) or the key is let go.
 type faultLLM struct {
+	api   *providertest.OpenAI
 	mu    sync.Mutex
 	calls map[string]int // API key → calls
 	held  map[string]chan struct{}
@@ -52,34 +54,17 @@ type faultLLM struct {
 
 func newFaultLLM(t *testing.T) (*faultLLM, string) {
 	f := &faultLLM{calls: map[string]int{}, held: map[string]chan struct{}{}}
-	srv := httptest.NewServer(f)
-	t.Cleanup(func() {
-		f.releaseAll()
-		srv.Close()
-	})
-	return f, srv.URL + "/v1"
+	t.Cleanup(f.releaseAll) // before the server closes: cleanups run last first
+	f.api = providertest.NewOpenAI(t, f.respond)
+	return f, f.api.URL + "/v1"
 }
 
-func (f *faultLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (f *faultLLM) respond(n int, w http.ResponseWriter, r *http.Request) {
 	key, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	var body struct {
-		Messages []struct {
-			Role    string `json:"role"`
-			Content string `json:"content"`
-		} `json:"messages"`
-	}
-	if r.URL.Path != "/v1/chat/completions" || json.NewDecoder(r.Body).Decode(&body) != nil || len(body.Messages) == 0 {
-		w.WriteHeader(http.StatusBadRequest)
-		io.WriteString(w, `{"error":{"message":"bad request","type":"invalid_request_error","param":null,"code":null}}`)
-		return
-	}
 	if !f.wait(r.Context(), key) {
 		return // the replica went away mid-call
 	}
-	w.Header().Set("Content-Type", "application/json")
-	fmt.Fprintf(w, `{"id":"chatcmpl-f","object":"chat.completion","created":1700000000,"model":"gpt-4o-mini",
-"choices":[{"index":0,"message":{"role":"assistant","content":%q,"refusal":null},"logprobs":null,"finish_reason":"stop"}],
-"usage":{"prompt_tokens":12,"completion_tokens":3,"total_tokens":15}}`, "You said: "+body.Messages[len(body.Messages)-1].Content)
+	providertest.Echo()(n, w, r)
 }
 
 // wait counts the call, then waits out any hold on key; false when the
@@ -160,6 +145,7 @@ func startReplica(t *testing.T, name, config string) *replica {
 	r.base = "http://" + r.addr
 	t.Cleanup(func() {
 		r.stop(t)
+		checkRaces(t, "replica "+r.name, r.logs.String())
 		if t.Failed() {
 			t.Logf("replica %s output:\n%s", r.name, r.logs.String())
 		}
@@ -309,10 +295,10 @@ func userLines(h []botgw.Message) []string {
 }
 
 // sentTo counts the replies the Bot API fake took for chat.
-func sentTo(api *fakeBotAPI, chat int64) int {
+func sentTo(api *channeltest.BotAPI, chat int64) int {
 	n := 0
-	for _, m := range api.messages() {
-		if m["chat_id"] == fmt.Sprint(chat) {
+	for _, c := range api.Delivered() {
+		if c.Params["chat_id"] == fmt.Sprint(chat) {
 			n++
 		}
 	}

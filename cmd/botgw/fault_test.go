@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/botgw/botgw/channels/channeltest"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"sync"
 	"syscall"
@@ -18,7 +18,7 @@ import (
 type scenario struct {
 	t        *testing.T
 	llm      *faultLLM
-	api      *fakeBotAPI
+	api      *channeltest.BotAPI
 	replicas []*replica
 	prefix   string // the replicas' redis.key_prefix
 }
@@ -44,9 +44,7 @@ func sharedRedis(t *testing.T) redisTarget {
 func newScenario(t *testing.T, target redisTarget, n int) *scenario {
 	t.Helper()
 	llm, llmURL := newFaultLLM(t)
-	sc := &scenario{t: t, llm: llm, api: &fakeBotAPI{}}
-	botAPI := httptest.NewServer(sc.api)
-	t.Cleanup(botAPI.Close)
+	sc := &scenario{t: t, llm: llm, api: newBotAPI(t)}
 	prefix := "botgwfault-" + randomSuffix()
 	sc.prefix = prefix
 	if target.shared != nil {
@@ -54,7 +52,7 @@ func newScenario(t *testing.T, target redisTarget, n int) *scenario {
 	}
 	for i := range n {
 		name := string(rune('a' + i))
-		cfg := faultConfig(target.keys, prefix, llmURL, "sk-"+name, botAPI.URL)
+		cfg := faultConfig(target.keys, prefix, llmURL, "sk-"+name, sc.api.URL)
 		sc.replicas = append(sc.replicas, startReplica(t, name, cfg))
 	}
 	return sc
@@ -103,6 +101,13 @@ func (sc *scenario) traffic(chats []int64, perChat, workers int, gap time.Durati
 	close(next)
 	wg.Wait()
 	return refused
+}
+
+// answered waits until the fake Bot API got n more replies than when called.
+func (sc *scenario) answered(n int) {
+	sc.t.Helper()
+	before := len(sc.api.Delivered())
+	waitUntil(sc.t, 15*time.Second, func() bool { return len(sc.api.Delivered()) >= before+n })
 }
 
 // settle waits until every chat holds perChat messages and has no pending
@@ -220,7 +225,7 @@ func testRollingRestart(t *testing.T, target redisTarget) {
 		sc.traffic(chats, 6, 8, 150*time.Millisecond)
 	}()
 	for _, r := range sc.replicas {
-		time.Sleep(300 * time.Millisecond)
+		sc.answered(5) // restart while the traffic is being answered
 		r.stop(t)
 		r.start(t)
 	}
@@ -244,13 +249,13 @@ func TestFaultRedisRestartIsRefusedThenRecovered(t *testing.T) {
 		defer close(done)
 		refused = sc.traffic(chats, 8, 10, 100*time.Millisecond)
 	}()
-	time.Sleep(400 * time.Millisecond)
+	sc.answered(5) // the traffic is flowing
 	rs.stop(t)
 	waitUntil(t, 10*time.Second, func() bool { return status(sc.replicas[0].base+"/readyz") == http.StatusServiceUnavailable })
 	if code := postUpdate(sc.replicas[1].base, tgText(1, 1, "while Redis is down")); code != http.StatusServiceUnavailable {
 		t.Errorf("update while Redis is down: %d, want 503", code)
 	}
-	time.Sleep(time.Second)
+	time.Sleep(time.Second) // the outage lasts a second while the traffic goes on
 	rs.start(t)
 	<-done
 	waitUntil(t, 10*time.Second, func() bool { return status(sc.replicas[0].base+"/readyz") == http.StatusOK })
@@ -282,11 +287,12 @@ func TestFaultSIGTERMFinishesTheTurnInFlight(t *testing.T) {
 	if err := a.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Second) // shutting down, turn still waiting for the model
+	// shutting down (no longer listening), the turn still waiting for the model
+	waitUntil(t, 10*time.Second, func() bool { return status(a.base+"/healthz") == 0 })
 	select {
 	case <-a.done:
 		t.Fatal("the replica exited with a turn in flight")
-	default:
+	case <-time.After(500 * time.Millisecond): // absence is the point: it must not exit
 	}
 	sc.llm.releaseAll()
 	select {

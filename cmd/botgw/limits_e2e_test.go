@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -13,10 +12,7 @@ import (
 // allChannelsGateway runs a gateway with every HTTP channel and API on.
 func allChannelsGateway(t *testing.T) string {
 	t.Helper()
-	tg := httptest.NewServer(&fakeBotAPI{})
-	t.Cleanup(tg.Close)
-	sl := httptest.NewServer(&fakeSlackAPI{})
-	t.Cleanup(sl.Close)
+	tg, sl := newBotAPI(t), newSlackAPI(t, "xoxb-e2e")
 	cfg, err := LoadConfig(writeFile(t, fmt.Sprintf(`
 provider: {kind: fake}
 events: {secret: ev-secret}
@@ -24,7 +20,7 @@ admin: {token: admin-token}
 channels:
   web: {}
   telegram: {token: "%s", webhook_secret: e2e-secret, api_url: %s}
-  slack: {bot_token: xoxb-e2e, signing_secret: e2e-signing-secret, api_url: %s/api/}
+  slack: {bot_token: xoxb-e2e, signing_secret: e2e-signing-secret, api_url: %s}
 `, e2eBotToken, tg.URL, sl.URL)))
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/botgw/botgw/providers/providertest"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -17,17 +18,17 @@ import (
 func TestOpenAITwoToolCallsThenAnswerAndTheRecordsComeBackNextTurn(t *testing.T) {
 	game := newGameAPI(t, func(path string) answer {
 		if path == "/api/score" {
-			return answer{200, nil, `{"team":"red","score":1250}`}
+			return answer{Status: 200, Body: `{"team":"red","score":1250}`}
 		}
-		return answer{200, nil, `["red","blue"]`}
+		return answer{Status: 200, Body: `["red","blue"]`}
 	})
 	script := []answer{
-		oaTools([3]string{"call_A1", "get_score", `{"team":"red"}`}),
-		oaTools([3]string{"call_B2", "list_teams", `{}`}),
-		oaText("Red has 1250 points; red and blue are playing."),
-		oaText("You're welcome!"),
+		providertest.ToolCalls([3]string{"call_A1", "get_score", `{"team":"red"}`}),
+		providertest.ToolCalls([3]string{"call_B2", "list_teams", `{}`}),
+		providertest.Completion("Red has 1250 points; red and blue are playing."),
+		providertest.Completion("You're welcome!"),
 	}
-	api := newVendorAPI(t, "/v1/chat/completions", func(n int) answer { return script[n] })
+	api := providertest.NewOpenAI(t, providertest.Script(func(n int) answer { return script[n] }))
 	cfg := llmConfig(openAIAt(api, 0))
 	cfg.Tools = gameTools(game.URL)
 	base := startGateway(t, cfg)
@@ -51,9 +52,8 @@ func TestOpenAITwoToolCallsThenAnswerAndTheRecordsComeBackNextTurn(t *testing.T)
 		t.Errorf("game bodies = %s, %s", reqs[0].Body, reqs[1].Body)
 	}
 
-	var first, third oaRequest
-	api.decode(t, 0, &first)
-	api.decode(t, 2, &third)
+	first := body(t, api, 0)
+	third := body(t, api, 2)
 	if len(first.Tools) != 2 || first.Tools[0].Type != "function" || first.Tools[0].Function.Name != "get_score" ||
 		!strings.Contains(string(first.Tools[0].Function.Parameters), `"required":["team"]`) {
 		t.Errorf("tools declared = %+v", first.Tools)
@@ -68,8 +68,7 @@ func TestOpenAITwoToolCallsThenAnswerAndTheRecordsComeBackNextTurn(t *testing.T)
 	if got := chat(t, base, "web:p1", "thanks"); got != "You're welcome!" {
 		t.Fatalf("second turn reply = %q", got)
 	}
-	var fourth oaRequest
-	api.decode(t, 3, &fourth)
+	fourth := body(t, api, 3)
 	want := append(append([]string{}, wantTail...), "assistant:Red has 1250 points; red and blue are playing.", "user:thanks")
 	if got := oaShape(fourth); !slices.Equal(got[1:], want) {
 		t.Errorf("next turn messages =\n%q\nwant\n%q", got[1:], want)
@@ -96,13 +95,13 @@ func oaShape(r oaRequest) []string {
 }
 
 func TestAnthropicToolEndpointFailureGoesToTheModelNotTheUser(t *testing.T) {
-	game := newGameAPI(t, func(string) answer { return answer{500, nil, `{"error":"scores database unavailable"}`} })
+	game := newGameAPI(t, func(string) answer { return answer{Status: 500, Body: `{"error":"scores database unavailable"}`} })
 	script := []answer{
-		anTool("toolu_01A", "get_score", `{"team":"red"}`),
-		anText("I can't reach the scoreboard right now; try again in a minute."),
-		anText("Sure."),
+		providertest.AnthropicToolUse("toolu_01A", "get_score", `{"team":"red"}`),
+		providertest.AnthropicText("I can't reach the scoreboard right now; try again in a minute."),
+		providertest.AnthropicText("Sure."),
 	}
-	api := newVendorAPI(t, "/v1/messages", func(n int) answer { return script[n] })
+	api := providertest.NewAnthropic(t, providertest.Script(func(n int) answer { return script[n] }))
 	cfg := llmConfig(anthropicAt(api, 0))
 	cfg.Tools = gameTools(game.URL)
 	base := startGateway(t, cfg)
@@ -110,8 +109,7 @@ func TestAnthropicToolEndpointFailureGoesToTheModelNotTheUser(t *testing.T) {
 	if got := chat(t, base, "web:p2", "red's score?"); got != "I can't reach the scoreboard right now; try again in a minute." {
 		t.Fatalf("reply = %q", got)
 	}
-	var second anRequest
-	api.decode(t, 1, &second)
+	second := body(t, api, 1)
 	if n := len(second.Messages); n != 3 {
 		t.Fatalf("second request has %d messages, want user, assistant tool_use, user tool_result", n)
 	}
@@ -120,7 +118,7 @@ func TestAnthropicToolEndpointFailureGoesToTheModelNotTheUser(t *testing.T) {
 	if use.Type != "tool_use" || use.ID != "toolu_01A" || string(use.Input) != `{"team":"red"}` {
 		t.Errorf("assistant block = %+v", use)
 	}
-	if result.Type != "tool_result" || result.ToolUseID != "toolu_01A" || !result.IsError ||
+	if result.Type != "tool_result" || result.ToolUseID != "toolu_01A" || !isError(result) ||
 		!strings.Contains(result.Content[0].Text, `status 500 Internal Server Error: {\"error\":\"scores database unavailable\"}`) {
 		t.Errorf("tool result = %+v", result)
 	}
@@ -130,21 +128,20 @@ func TestAnthropicToolEndpointFailureGoesToTheModelNotTheUser(t *testing.T) {
 
 	// The failed call is stored and sent again, in the same shape, next turn.
 	chat(t, base, "web:p2", "ok")
-	var third anRequest
-	api.decode(t, 2, &third)
-	if got := third.Messages[2].Content[0]; got.ToolUseID != "toolu_01A" || !got.IsError {
+	third := body(t, api, 2)
+	if got := third.Messages[2].Content[0]; got.ToolUseID != "toolu_01A" || !isError(got) {
 		t.Errorf("next turn tool result = %+v", got)
 	}
 }
 
 func TestAnthropicMaxToolCallsEndsWithAnAnswer(t *testing.T) {
-	game := newGameAPI(t, func(string) answer { return answer{200, nil, `{"score":1}`} })
-	api := newVendorAPI(t, "/v1/messages", func(n int) answer {
+	game := newGameAPI(t, func(string) answer { return answer{Status: 200, Body: `{"score":1}`} })
+	api := providertest.NewAnthropic(t, providertest.Script(func(n int) answer {
 		if n < 2 {
-			return anTool(fmt.Sprintf("toolu_%02d", n), "get_score", `{"team":"red"}`)
+			return providertest.AnthropicToolUse(fmt.Sprintf("toolu_%02d", n), "get_score", `{"team":"red"}`)
 		}
-		return anText("Red has 1 point.")
-	})
+		return providertest.AnthropicText("Red has 1 point.")
+	}))
 	cfg := llmConfig(anthropicAt(api, 0))
 	cfg.Tools = gameTools(game.URL)
 	cfg.MaxToolCalls = 2
@@ -156,8 +153,7 @@ func TestAnthropicMaxToolCallsEndsWithAnAnswer(t *testing.T) {
 	if _, paths := game.requests(); len(paths) != 2 {
 		t.Errorf("%d tool calls, want max_tool_calls = 2", len(paths))
 	}
-	var last anRequest
-	api.decode(t, 2, &last)
+	last := body(t, api, 2)
 	if string(last.ToolChoice) != `{"type":"none"}` {
 		t.Errorf("after the limit tool_choice = %s, want none", last.ToolChoice)
 	}
@@ -167,14 +163,14 @@ func TestAnthropicMaxToolCallsEndsWithAnAnswer(t *testing.T) {
 }
 
 func TestOpenAIRateLimitWithRetryAfterThenSuccess(t *testing.T) {
-	api := newVendorAPI(t, "/v1/chat/completions", func(n int) answer {
+	api := providertest.NewOpenAI(t, providertest.Script(func(n int) answer {
 		if n == 0 {
-			a := oaError(429)
-			a.header = map[string]string{"Retry-After": "1"}
+			a := providertest.OpenAIStatus(429)
+			a.Header = map[string]string{"Retry-After": "1"}
 			return a
 		}
-		return oaText("Hello!")
-	})
+		return providertest.Completion("Hello!")
+	}))
 	base := startGateway(t, llmConfig(openAIAt(api, 2)))
 	if got := chat(t, base, "web:p4", "hi"); got != "Hello!" {
 		t.Fatalf("reply = %q", got)
@@ -186,19 +182,19 @@ func TestOpenAIRateLimitWithRetryAfterThenSuccess(t *testing.T) {
 	if gap := calls[1].At.Sub(calls[0].At); gap < 900*time.Millisecond {
 		t.Errorf("retried after %v, want at least Retry-After: 1s", gap)
 	}
-	if calls[0].Header.Get("Authorization") != "Bearer sk-test" || string(calls[0].Body) != string(calls[1].Body) {
+	if calls[0].Header.Get("Authorization") != "Bearer sk-test" || string(calls[0].Raw) != string(calls[1].Raw) {
 		t.Errorf("the retry is not the same request")
 	}
 }
 
 func TestProviderDownGivesTheConfiguredApologyAndKeepsTheMessage(t *testing.T) {
 	var healthy atomic.Bool
-	api := newVendorAPI(t, "/v1/messages", func(n int) answer {
+	api := providertest.NewAnthropic(t, providertest.Script(func(n int) answer {
 		if !healthy.Load() {
-			return anOverloaded()
+			return providertest.AnthropicError(529, "overloaded_error", "Overloaded")
 		}
-		return anText("Back again!")
-	})
+		return providertest.AnthropicText("Back again!")
+	}))
 	cfg := llmConfig(anthropicAt(api, 1))
 	cfg.Apology = "The game's assistant is resting; please try again soon."
 	base := startGateway(t, cfg)
@@ -210,8 +206,7 @@ func TestProviderDownGivesTheConfiguredApologyAndKeepsTheMessage(t *testing.T) {
 	}
 	healthy.Store(true)
 	chat(t, base, "web:p5", "hello?")
-	var req anRequest
-	api.decode(t, 2, &req)
+	req := body(t, api, 2)
 	texts := []string{}
 	for _, b := range req.Messages[0].Content {
 		texts = append(texts, b.Text)
@@ -223,13 +218,13 @@ func TestProviderDownGivesTheConfiguredApologyAndKeepsTheMessage(t *testing.T) {
 
 func TestFallbackAnswersAndTheStateFollowsBackToThePrimary(t *testing.T) {
 	var primaryUp atomic.Bool
-	primary := newVendorAPI(t, "/v1/chat/completions", func(n int) answer {
+	primary := providertest.NewOpenAI(t, providertest.Script(func(n int) answer {
 		if !primaryUp.Load() {
-			return oaError(503)
+			return providertest.OpenAIStatus(503)
 		}
-		return oaText("OpenAI here.")
-	})
-	secondary := newVendorAPI(t, "/v1/messages", func(int) answer { return anText("Claude here.") })
+		return providertest.Completion("OpenAI here.")
+	}))
+	secondary := providertest.NewAnthropic(t, providertest.Script(func(int) answer { return providertest.AnthropicText("Claude here.") }))
 	pc := openAIAt(primary, 0)
 	fb := anthropicAt(secondary, 0)
 	pc.Fallback = &fb
@@ -243,8 +238,7 @@ func TestFallbackAnswersAndTheStateFollowsBackToThePrimary(t *testing.T) {
 	if v := showChat(t, base, "web:p6"); v.Provider != "anthropic/claude-haiku-4-5" {
 		t.Errorf("state locked to %q after the fallback answered, want anthropic/claude-haiku-4-5", v.Provider)
 	}
-	var fbReq anRequest
-	secondary.decode(t, 0, &fbReq)
+	fbReq := body(t, secondary, 0)
 	if fbReq.Model != "claude-haiku-4-5" || fbReq.Messages[0].Content[0].Text != "hi" {
 		t.Errorf("fallback request = %+v", fbReq)
 	}
@@ -252,8 +246,7 @@ func TestFallbackAnswersAndTheStateFollowsBackToThePrimary(t *testing.T) {
 	if got := chat(t, base, "web:p6", "and now?"); got != "OpenAI here." {
 		t.Fatalf("reply with the primary back = %q", got)
 	}
-	var req oaRequest
-	primary.decode(t, 1, &req)
+	req := body(t, primary, 1)
 	want := []string{"user:hi", "assistant:Claude here.", "user:and now?"}
 	if got := oaShape(req); !slices.Equal(got[1:], want) {
 		t.Errorf("primary's request after the fail-over = %q, want the history kept %q", got[1:], want)

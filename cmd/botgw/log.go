@@ -9,7 +9,9 @@ import (
 )
 
 // newLogger builds the process logger: text on a terminal, JSON otherwise,
-// unless log.format says which; with log.redact_chats, chat keys are hashed.
+// unless log.format says which. Every attribute goes through the log
+// policy (redact.go): chat keys and user ids hashed with log.redact_chats,
+// message text only with log.content, no key twice on a line.
 func newLogger(c LogConfig, w io.Writer) *slog.Logger {
 	level := slog.LevelInfo
 	_ = level.UnmarshalText([]byte(c.Level))
@@ -25,8 +27,9 @@ func newLogger(c LogConfig, w io.Writer) *slog.Logger {
 	if format == "text" {
 		h = slog.NewTextHandler(w, opts)
 	}
-	if c.RedactChats {
-		h = redactChats{h}
+	log := slog.New(&privateHandler{next: h, p: newLogPolicy(c)})
+	if c.RedactChats && c.RedactKey == "" {
+		log.Info("log.redact_key is not set: chat hashes use a random key of this process, so they differ between replicas and restarts")
 	}
-	return slog.New(h)
+	return log
 }

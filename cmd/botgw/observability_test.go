@@ -6,12 +6,13 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/providers/providertest"
 )
 
 func scrape(t *testing.T, base string) string {
@@ -65,7 +66,8 @@ func TestMetricsCountTurnsInboundAndRejectedRequests(t *testing.T) {
 
 func TestLogRedactsChatKeysAndOmitsContent(t *testing.T) {
 	var buf bytes.Buffer
-	log := newLogger(LogConfig{Format: "json", RedactChats: true}, &buf)
+	cfg := LogConfig{Format: "json", RedactChats: true, RedactKey: "shared-by-every-replica"}
+	log := newLogger(cfg, &buf)
 	k := botgw.ChatKey{Channel: "whatsapp", ID: "447700900123@s.whatsapp.net"}
 	log.With("chat", k).Info("turn", "outcome", "ok")
 	log.Warn("send failed", "chat", "447700900123@s.whatsapp.net")
@@ -78,11 +80,30 @@ func TestLogRedactsChatKeysAndOmitsContent(t *testing.T) {
 	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil {
 		t.Fatal(err)
 	}
-	if first["chat"] != hashChat(k.String()) || !strings.HasPrefix(first["chat"].(string), "whatsapp:#") {
-		t.Errorf("chat = %v, want the channel and a stable hash %s", first["chat"], hashChat(k.String()))
+	// another replica with the same key logs the same hash
+	want := newLogPolicy(cfg).hashChat(k.String())
+	if first["chat"] != want || !strings.HasPrefix(want, "whatsapp:#") {
+		t.Errorf("chat = %v, want the channel and the keyed hash %s", first["chat"], want)
 	}
-	if hashChat("telegram:1") == hashChat("telegram:2") {
+	if p := newLogPolicy(cfg); p.hashChat("telegram:1") == p.hashChat("telegram:2") {
 		t.Error("two chats hash alike")
+	}
+	if newLogPolicy(LogConfig{RedactKey: "another-key-entirely"}).hashChat(k.String()) == want {
+		t.Error("the hash does not depend on log.redact_key: a phone number could be found by brute force")
+	}
+}
+
+func TestLogWithoutRedactKeySaysHashesDifferBetweenReplicas(t *testing.T) {
+	var a, b bytes.Buffer
+	newLogger(LogConfig{Format: "json", RedactChats: true}, &a).Info("turn", "chat", "telegram:42")
+	newLogger(LogConfig{Format: "json", RedactChats: true}, &b).Info("turn", "chat", "telegram:42")
+	if !strings.Contains(a.String(), "log.redact_key is not set") {
+		t.Errorf("no start-up note about the random key:\n%s", a.String())
+	}
+	hash := regexp.MustCompile(`"chat":"telegram:#[0-9a-f]+"`)
+	ha, hb := hash.FindString(a.String()), hash.FindString(b.String())
+	if ha == "" || ha == hb || strings.Contains(a.String(), "telegram:42") {
+		t.Errorf("two processes without a key hash alike, or the chat is in clear:\n%s%s", a.String(), b.String())
 	}
 }
 
@@ -141,12 +162,10 @@ func (b *syncBuffer) line(s string) string {
 // TestMetricsShowProviderRetries: a 500 the SDK retried is visible in
 // /metrics although the user got an answer (the turn counts as ok).
 func TestMetricsShowProviderRetries(t *testing.T) {
-	fake := &fakeOpenAI{statuses: []int{500}}
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
+	fake := providertest.NewOpenAI(t, failFirst(500))
 	one := 1
 	cfg := DefaultConfig()
-	cfg.Provider = ProviderConfig{Kind: "openai", BaseURL: srv.URL + "/v1", APIKey: "sk-test", Model: "gpt-4o-mini", MaxRetries: &one}
+	cfg.Provider = ProviderConfig{Kind: "openai", BaseURL: fake.URL + "/v1", APIKey: "sk-test", Model: "gpt-4o-mini", MaxRetries: &one}
 	base := startGateway(t, cfg)
 	if _, v := postJSON(t, base+"/v1/chat", `{"chat":"web:r","text":"hello"}`); v["reply"] != "You said: hello" {
 		t.Fatalf("reply = %v, want the answer after the retry", v)

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -15,16 +14,13 @@ import (
 // braces or a newline (ignored). Each is posted twice, as a platform
 // retrying would.
 func TestBinaryAcknowledgesPoisonInput(t *testing.T) {
-	tg, slackAPI := &fakeBotAPI{}, &fakeSlackAPI{}
-	tgSrv, slackSrv := httptest.NewServer(tg), httptest.NewServer(slackAPI)
-	defer tgSrv.Close()
-	defer slackSrv.Close()
+	tg, slackAPI := newBotAPI(t), newSlackAPI(t, "xoxb-e2e")
 	base := runBinary(t, fmt.Sprintf(`
 provider: {kind: fake}
 channels:
   telegram: {token: "%s", webhook_secret: e2e-secret, api_url: %s}
-  slack: {bot_token: xoxb-e2e, signing_secret: e2e-signing-secret, api_url: %s/api/}
-`, e2eBotToken, tgSrv.URL, slackSrv.URL))
+  slack: {bot_token: xoxb-e2e, signing_secret: e2e-signing-secret, api_url: %s}
+`, e2eBotToken, tg.URL, slackAPI.URL))
 	update := strings.Replace(tgText(4242, 1, "hello from the future"), `"date":1732270000`, `"date":253402300800`, 1)
 	dm := readSlackSample(t, "dm_message")
 	slackPoison := map[string]string{
@@ -45,5 +41,5 @@ channels:
 			}
 		}
 	}
-	waitUntil(t, 10*time.Second, func() bool { return sentTo(tg, 4242) == 1 && len(slackAPI.messages()) == 1 })
+	waitUntil(t, 10*time.Second, func() bool { return sentTo(tg, 4242) == 1 && len(slackAPI.CallsTo("chat.postMessage")) == 1 })
 }

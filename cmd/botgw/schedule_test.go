@@ -5,15 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/botgw/botgw/channels/web"
+	"github.com/botgw/botgw/providers/providertest"
 )
 
 // heldModel is an OpenAI-compatible model that answers each request when
@@ -21,7 +20,7 @@ import (
 // peak, remembers each request's last user text and arrival, and notices
 // the requests the gateway cancelled.
 type heldModel struct {
-	*httptest.Server
+	api  *providertest.OpenAI
 	hold func(ctx context.Context, n int) bool // false: the caller went away first
 
 	mu        sync.Mutex
@@ -40,12 +39,11 @@ func newHeldModel(t *testing.T, hold func(m *heldModel, ctx context.Context, n i
 	if hold != nil {
 		m.hold = func(ctx context.Context, n int) bool { return hold(m, ctx, n) }
 	}
-	m.Server = httptest.NewServer(m)
-	t.Cleanup(m.Close)
+	m.api = providertest.NewOpenAI(t, m.respond)
 	return m
 }
 
-func (m *heldModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (m *heldModel) respond(_ int, w http.ResponseWriter, r *http.Request) {
 	var req oaRequest
 	_ = json.NewDecoder(r.Body).Decode(&req)
 	text := ""
@@ -65,10 +63,7 @@ func (m *heldModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.update(func() { m.cancelled = append(m.cancelled, text) })
 		return
 	}
-	a := oaText("you said: " + text)
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(a.status)
-	io.WriteString(w, a.body)
+	providertest.Completion("you said: " + text).Write(w)
 }
 
 func (m *heldModel) update(f func()) {
@@ -137,7 +132,7 @@ func TestAllChatsWritingAtOnceAreAtTheModelTogether(t *testing.T) {
 		m.until(ctx, func() bool { return m.open })
 		return true
 	})
-	cfg := llmConfig(openAIAt(&vendorAPI{Server: model.Server}, 0))
+	cfg := llmConfig(openAIAt(model.api, 0))
 	cfg.Channels.Web = &web.Config{ReplyTimeout: 60 * time.Second}
 	base := startGateway(t, cfg)
 	replies := make(chan string, chats)
@@ -173,14 +168,12 @@ func TestNewInputInterruptsTheModelCallAndOneReplyAnswersBoth(t *testing.T) {
 		<-wait.Done()
 		return ctx.Err() == nil
 	})
-	bot := httptest.NewServer(&fakeBotAPI{})
-	defer bot.Close()
-	api := bot.Config.Handler.(*fakeBotAPI)
-	pc := openAIAt(&vendorAPI{Server: model.Server}, 0)
+	api := newBotAPI(t)
+	pc := openAIAt(model.api, 0)
 	pc.Timeout = time.Minute
 	cfg := llmConfig(pc)
 	cfg.Channels.Web = nil
-	cfg.Channels.Telegram = &telegramConfig{Token: e2eBotToken, WebhookSecret: faultSecret, APIURL: bot.URL,
+	cfg.Channels.Telegram = &telegramConfig{Token: e2eBotToken, WebhookSecret: faultSecret, APIURL: api.URL,
 		RatePerSecond: 1000, Burst: 100}
 	cfg.Turns.OnNewInput = "interrupt"
 	base := startGateway(t, cfg)
@@ -193,7 +186,7 @@ func TestNewInputInterruptsTheModelCallAndOneReplyAnswersBoth(t *testing.T) {
 		t.Fatalf("second update: %d", s)
 	}
 	model.await(t, 10*time.Second, "the rerun", func() bool { return len(model.asked) == 2 })
-	waitUntil(t, 10*time.Second, func() bool { return len(api.messages()) > 0 })
+	waitUntil(t, 10*time.Second, func() bool { return len(api.CallsTo("sendMessage")) > 0 })
 	model.mu.Lock()
 	cancelled, asked := model.cancelled, model.asked
 	model.mu.Unlock()
@@ -203,8 +196,8 @@ func TestNewInputInterruptsTheModelCallAndOneReplyAnswersBoth(t *testing.T) {
 	if asked[1] != "hi\nI'm at the station" {
 		t.Errorf("the rerun asked %q, want both messages", asked[1])
 	}
-	sent := api.messages()
-	if len(sent) != 1 || !strings.Contains(sent[0]["text"], "station") {
+	sent := api.CallsTo("sendMessage")
+	if len(sent) != 1 || !strings.Contains(sent[0].Params["text"], "station") {
 		t.Errorf("sent %v, want one reply answering both messages", sent)
 	}
 }
@@ -212,7 +205,7 @@ func TestNewInputInterruptsTheModelCallAndOneReplyAnswersBoth(t *testing.T) {
 func TestRequestsPerMinuteIsSharedByReplicas(t *testing.T) {
 	url := realRedisURL(t)
 	model := newHeldModel(t, nil)
-	pc := openAIAt(&vendorAPI{Server: model.Server}, 0)
+	pc := openAIAt(model.api, 0)
 	pc.RequestsPerMinute = 60 // a burst of 60, then one a second
 	cfg := llmConfig(pc)
 	cfg.Redis.URL, cfg.Redis.KeyPrefix = url, "botgwtest-rpm-"+fmt.Sprint(time.Now().UnixNano())

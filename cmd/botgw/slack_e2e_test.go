@@ -5,46 +5,18 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/botgw/botgw/channels/channeltest"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
 
-// fakeSlackAPI answers the Web API methods the adapter calls, in Slack's
-// wire format (form posts to /api/<method>, {"ok":true,...} answers).
-type fakeSlackAPI struct {
-	mu    sync.Mutex
-	posts []url.Values
-}
-
-func (f *fakeSlackAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	_ = r.ParseForm()
-	w.Header().Set("Content-Type", "application/json")
-	switch strings.TrimPrefix(r.URL.Path, "/api/") {
-	case "auth.test":
-		fmt.Fprint(w, `{"ok":true,"url":"https://game.slack.com/","team":"Game","user":"botgw","team_id":"T061EG9R6","user_id":"U0BOTUSER1","bot_id":"B0BOT00001","is_enterprise_install":false}`)
-	case "chat.postMessage":
-		f.mu.Lock()
-		f.posts = append(f.posts, r.PostForm)
-		f.mu.Unlock()
-		fmt.Fprintf(w, `{"ok":true,"channel":%q,"ts":"1700000001.000200","message":{"type":"message","user":"U0BOTUSER1","text":"ok","ts":"1700000001.000200"}}`, r.PostForm.Get("channel"))
-	case "reactions.add", "reactions.remove":
-		fmt.Fprint(w, `{"ok":true}`)
-	default:
-		fmt.Fprint(w, `{"ok":false,"error":"unknown_method"}`)
-	}
-}
-
-func (f *fakeSlackAPI) messages() []url.Values {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]url.Values(nil), f.posts...)
+// newSlackAPI is the fake Web API (channeltest) of the e2e bot.
+func newSlackAPI(t testing.TB, botToken string) *channeltest.SlackAPI {
+	return channeltest.NewSlackAPI(t, botToken, "", "U0BOTUSER1", "B0BOT00001")
 }
 
 func slackSign(secret, body string, ts time.Time) (string, string) {
@@ -55,17 +27,15 @@ func slackSign(secret, body string, ts time.Time) (string, string) {
 }
 
 func TestBinaryAnswersASignedSlackEvent(t *testing.T) {
-	api := &fakeSlackAPI{}
-	srv := httptest.NewServer(api)
-	defer srv.Close()
+	api := newSlackAPI(t, "xoxb-e2e")
 	base := runBinary(t, fmt.Sprintf(`
 provider: {kind: fake}
 channels:
   slack:
     bot_token: xoxb-e2e
     signing_secret: e2e-signing-secret
-    api_url: %s/api/
-`, srv.URL))
+    api_url: %s
+`, api.URL))
 	raw := readSlackSample(t, "dm_message")
 	post := func(secret string, at time.Time, retry string) int {
 		return postSlack(t, base, raw, secret, at, retry)
@@ -82,13 +52,15 @@ channels:
 	if code := post("e2e-signing-secret", time.Now(), "1"); code != http.StatusOK {
 		t.Fatalf("retry: %d, want 200", code)
 	}
-	waitUntil(t, 10*time.Second, func() bool { return len(api.messages()) > 0 })
-	time.Sleep(300 * time.Millisecond)
-	posts := api.messages()
+	waitUntil(t, 10*time.Second, func() bool { return len(api.CallsTo("chat.postMessage")) > 0 })
+	// the retry was refused as a duplicate and no turn is left to run
+	quiesced(t, base, `botgw_inbound_total{channel="slack",outcome="duplicate"} 1`,
+		`botgw_deliveries_total{channel="slack",result="ok"} 1`)
+	posts := api.CallsTo("chat.postMessage")
 	if len(posts) != 1 {
 		t.Fatalf("chat.postMessage called %d times, want 1 (the retry is a duplicate)", len(posts))
 	}
-	if posts[0].Get("channel") != "D024BE91L" || !strings.Contains(posts[0].Get("text"), "Harrogate Theatre") {
+	if posts[0].Params["channel"] != "D024BE91L" || !strings.Contains(posts[0].Params["text"], "Harrogate Theatre") {
 		t.Errorf("chat.postMessage = %v", posts[0])
 	}
 
@@ -100,14 +72,14 @@ channels:
 		if code := postSlack(t, base, readSlackSample(t, sample), "e2e-signing-secret", time.Now(), ""); code != http.StatusOK {
 			t.Fatalf("%s: %d, want 200", sample, code)
 		}
-		waitUntil(t, 10*time.Second, func() bool { return len(api.messages()) == 2+i })
+		waitUntil(t, 10*time.Second, func() bool { return len(api.CallsTo("chat.postMessage")) == 2+i })
 	}
-	posts = api.messages()
+	posts = api.CallsTo("chat.postMessage")
 	mention, follow := posts[1], posts[2]
-	if mention.Get("channel") != "C0LAN2Q65" || mention.Get("thread_ts") != thread || !strings.Contains(mention.Get("text"), "first message in this conversation") {
+	if mention.Params["channel"] != "C0LAN2Q65" || mention.Params["thread_ts"] != thread || !strings.Contains(mention.Params["text"], "first message in this conversation") {
 		t.Errorf("answer to the channel mention = %v, want a first message answered in thread %s (not the DM's conversation)", mention, thread)
 	}
-	if follow.Get("thread_ts") != thread || !strings.Contains(follow.Get("text"), "2 messages from you so far") || !strings.Contains(follow.Get("text"), "coffee") {
+	if follow.Params["thread_ts"] != thread || !strings.Contains(follow.Params["text"], "2 messages from you so far") || !strings.Contains(follow.Params["text"], "coffee") {
 		t.Errorf("answer to the thread follow-up = %v, want the thread's conversation continued (2 messages, first about coffee)", follow)
 	}
 }

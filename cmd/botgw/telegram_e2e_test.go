@@ -2,60 +2,23 @@ package main
 
 import (
 	"fmt"
+	"github.com/botgw/botgw/channels/channeltest"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
 
-// fakeBotAPI answers the Bot API methods the adapter calls, in Telegram's
-// wire format (multipart requests, {"ok":true,"result":...} answers).
-type fakeBotAPI struct {
-	mu   sync.Mutex
-	sent []map[string]string
-}
-
 const e2eBotToken = "7000000001:AAH-e2e_Token"
 
-func (f *fakeBotAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	method, ok := strings.CutPrefix(r.URL.Path, "/bot"+e2eBotToken+"/")
-	if !ok {
-		w.WriteHeader(http.StatusUnauthorized)
-		fmt.Fprint(w, `{"ok":false,"error_code":401,"description":"Unauthorized"}`)
-		return
-	}
-	_ = r.ParseMultipartForm(1 << 20)
-	w.Header().Set("Content-Type", "application/json")
-	switch method {
-	case "getMe":
-		fmt.Fprint(w, `{"ok":true,"result":{"id":7000000001,"is_bot":true,"first_name":"Game","username":"GameBot","can_join_groups":true,"can_read_all_group_messages":false,"supports_inline_queries":false}}`)
-	case "sendMessage":
-		p := map[string]string{}
-		for k, v := range r.MultipartForm.Value {
-			p[k] = v[0]
-		}
-		f.mu.Lock()
-		f.sent = append(f.sent, p)
-		f.mu.Unlock()
-		fmt.Fprintf(w, `{"ok":true,"result":{"message_id":2000,"date":%d,"chat":{"id":%s,"type":"private"},"text":"ok"}}`, time.Now().Unix(), p["chat_id"])
-	default: // setMyCommands, sendChatAction, setWebhook
-		fmt.Fprint(w, `{"ok":true,"result":true}`)
-	}
-}
-
-func (f *fakeBotAPI) messages() []map[string]string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]map[string]string(nil), f.sent...)
+// newBotAPI is the fake Bot API (channeltest) of the e2e bot.
+func newBotAPI(t testing.TB) *channeltest.BotAPI {
+	return channeltest.NewBotAPI(t, e2eBotToken, "GameBot")
 }
 
 func TestBinaryAnswersATelegramUpdate(t *testing.T) {
-	api := &fakeBotAPI{}
-	srv := httptest.NewServer(api)
-	defer srv.Close()
+	api := newBotAPI(t)
 	base := runBinary(t, fmt.Sprintf(`
 provider: {kind: fake}
 channels:
@@ -63,7 +26,7 @@ channels:
     token: "%s"
     webhook_secret: e2e-secret
     api_url: %s
-`, e2eBotToken, srv.URL))
+`, e2eBotToken, api.URL))
 	update, err := os.ReadFile("../../channels/telegram/testdata/private_text.json")
 	if err != nil {
 		t.Fatal(err)
@@ -88,14 +51,16 @@ channels:
 	if code := post("e2e-secret"); code != http.StatusOK { // Telegram redelivers
 		t.Fatalf("redelivered update: %d, want 200", code)
 	}
-	waitUntil(t, 10*time.Second, func() bool { return len(api.messages()) > 0 })
-	time.Sleep(300 * time.Millisecond)
-	msgs := api.messages()
+	waitUntil(t, 10*time.Second, func() bool { return len(api.CallsTo("sendMessage")) > 0 })
+	// the redelivery was refused as a duplicate and no turn is left to run
+	quiesced(t, base, `botgw_inbound_total{channel="telegram",outcome="duplicate"} 1`,
+		`botgw_deliveries_total{channel="telegram",result="ok"} 1`)
+	msgs := api.CallsTo("sendMessage")
 	if len(msgs) != 1 {
 		t.Fatalf("sendMessage called %d times, want 1 (the redelivery is a duplicate)", len(msgs))
 	}
-	if msgs[0]["chat_id"] != "123456789" || !strings.Contains(msgs[0]["text"], "Where is the next clue?") {
-		t.Errorf("sendMessage = %v", msgs[0])
+	if msgs[0].Params["chat_id"] != "123456789" || !strings.Contains(msgs[0].Params["text"], "Where is the next clue?") {
+		t.Errorf("sendMessage = %v", msgs[0].Params)
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/botgw/botgw/providers/providertest"
 )
 
 // BenchmarkTelegramTurn is one whole turn through the gateway, as the load
@@ -35,8 +37,7 @@ func BenchmarkTelegramTurn(b *testing.B) {
 	}))
 	defer botAPI.Close()
 	llm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, oaCompletion(`{"role":"assistant","content":"Head north past the fountain, then look for the blue door."}`, "stop"))
+		providertest.Completion("Head north past the fountain, then look for the blue door.").Write(w)
 	}))
 	defer llm.Close()
 

@@ -53,6 +53,9 @@ func (c Config) Validate() error {
 	if !slices.Contains([]string{"", "text", "json"}, c.Log.Format) {
 		bad("log.format", "want text or json, got %q", c.Log.Format)
 	}
+	if k := c.Log.RedactKey; k != "" && len(k) < 16 {
+		bad("log.redact_key", "at least 16 characters (a random secret, the same on every replica), got %d", len(k))
+	}
 	return errors.Join(errs...)
 }
 

@@ -10,10 +10,25 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/providers/anthropic"
+	"github.com/botgw/botgw/providers/providertest"
 )
 
-func ok(text string) func(int, http.ResponseWriter, *http.Request) {
-	return func(_ int, w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, textMessage(text)) }
+func ok(text string) providertest.Respond {
+	return providertest.Always(providertest.AnthropicText(text))
+}
+
+// newProvider is a provider on the fake server api.
+func newProvider(t *testing.T, api *providertest.Anthropic, edit func(*anthropic.Config)) *anthropic.Provider {
+	t.Helper()
+	cfg := anthropic.Config{BaseURL: api.URL, APIKey: "sk-ant-test", Model: "claude-sonnet-4-5"}
+	if edit != nil {
+		edit(&cfg)
+	}
+	p, err := anthropic.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 func msg(role botgw.Role, text string) botgw.Message { return botgw.Message{Role: role, Text: text} }
@@ -21,8 +36,8 @@ func msg(role botgw.Role, text string) botgw.Message { return botgw.Message{Role
 func hi() botgw.Request { return botgw.Request{Messages: []botgw.Message{msg("user", "hi")}} }
 
 func TestPlainTurn(t *testing.T) {
-	api := newFakeAnthropic(t, ok("Head north to the theatre."))
-	p := api.provider(t, func(c *anthropic.Config) { c.Temperature = new(0.2) })
+	api := providertest.NewAnthropic(t, ok("Head north to the theatre."))
+	p := newProvider(t, api, func(c *anthropic.Config) { c.Temperature = new(0.2) })
 
 	reply, err := p.Complete(t.Context(), botgw.Request{
 		System:   "You are the game assistant.",
@@ -50,16 +65,16 @@ func TestPlainTurn(t *testing.T) {
 	if len(body.System) != 1 || body.System[0].Text != "You are the game assistant." {
 		t.Errorf("system = %+v", body.System)
 	}
-	assertMessages(t, body.Messages, []apiMessage{
-		{Role: "user", Content: []block{{Type: "text", Text: "hello"}}},
-		{Role: "assistant", Content: []block{{Type: "text", Text: "Hi!"}}},
-		{Role: "user", Content: []block{{Type: "text", Text: "where next?"}}},
+	assertMessages(t, body.Messages, []providertest.AnthropicMessage{
+		{Role: "user", Content: []providertest.AnthropicBlock{{Type: "text", Text: "hello"}}},
+		{Role: "assistant", Content: []providertest.AnthropicBlock{{Type: "text", Text: "Hi!"}}},
+		{Role: "user", Content: []providertest.AnthropicBlock{{Type: "text", Text: "where next?"}}},
 	})
 }
 
 func TestLargeMaxTokensIsNotRefused(t *testing.T) {
-	api := newFakeAnthropic(t, ok("long answer"))
-	p := api.provider(t, func(c *anthropic.Config) { c.MaxTokens = 64000 })
+	api := providertest.NewAnthropic(t, ok("long answer"))
+	p := newProvider(t, api, func(c *anthropic.Config) { c.MaxTokens = 64000 })
 	if _, err := p.Complete(t.Context(), hi()); err != nil {
 		t.Fatalf("err = %v; the SDK's non-streaming check must not refuse the call", err)
 	}
@@ -69,8 +84,8 @@ func TestLargeMaxTokensIsNotRefused(t *testing.T) {
 }
 
 func TestContextMessagesMergeIntoOneUserTurn(t *testing.T) {
-	api := newFakeAnthropic(t, ok("Nice!"))
-	p := api.provider(t, nil)
+	api := providertest.NewAnthropic(t, ok("Nice!"))
+	p := newProvider(t, api, nil)
 	_, err := p.Complete(t.Context(), botgw.Request{Messages: []botgw.Message{
 		msg("summary", "The player started at the station."),
 		msg("event", "User has just visited Harrogate Theatre"),
@@ -79,7 +94,7 @@ func TestContextMessagesMergeIntoOneUserTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	assertMessages(t, api.Calls()[0].Body.Messages, []apiMessage{{Role: "user", Content: []block{
+	assertMessages(t, api.Calls()[0].Body.Messages, []providertest.AnthropicMessage{{Role: "user", Content: []providertest.AnthropicBlock{
 		{Type: "text", Text: "[Summary of earlier conversation] The player started at the station."},
 		{Type: "text", Text: "[App event] User has just visited Harrogate Theatre"},
 		{Type: "text", Text: "what now?"},
@@ -87,8 +102,8 @@ func TestContextMessagesMergeIntoOneUserTurn(t *testing.T) {
 }
 
 func TestHistoryStartingWithAssistantGetsAUserFirst(t *testing.T) {
-	api := newFakeAnthropic(t, ok("Hello again."))
-	p := api.provider(t, nil)
+	api := providertest.NewAnthropic(t, ok("Hello again."))
+	p := newProvider(t, api, nil)
 	_, err := p.Complete(t.Context(), botgw.Request{Messages: []botgw.Message{msg("assistant", "Welcome back!"), msg("user", "hi")}})
 	if err != nil {
 		t.Fatal(err)
@@ -100,12 +115,12 @@ func TestHistoryStartingWithAssistantGetsAUserFirst(t *testing.T) {
 }
 
 func TestToolCallReply(t *testing.T) {
-	api := newFakeAnthropic(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, 200, message(`[{"type":"text","text":"Let me check."},
+	api := providertest.NewAnthropic(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+		providertest.AnthropicMessageAnswer(`[{"type":"text","text":"Let me check."},
 			{"type":"tool_use","id":"toolu_01A09q90qw90lq917835lq9","name":"get_location","input":{"player":"p1"}},
-			{"type":"tool_use","id":"toolu_01B","name":"get_time","input":{}}]`, "tool_use"))
+			{"type":"tool_use","id":"toolu_01B","name":"get_time","input":{}}]`, "tool_use").Write(w)
 	})
-	p := api.provider(t, nil)
+	p := newProvider(t, api, nil)
 	reply, err := p.Complete(t.Context(), botgw.Request{
 		Messages: []botgw.Message{msg("user", "where am I?")},
 		Tools: []botgw.ToolSpec{
@@ -133,8 +148,8 @@ func TestToolCallReply(t *testing.T) {
 }
 
 func TestToolResultsSentBack(t *testing.T) {
-	api := newFakeAnthropic(t, ok("You are at the theatre; the clock is down."))
-	p := api.provider(t, nil)
+	api := providertest.NewAnthropic(t, ok("You are at the theatre; the clock is down."))
+	p := newProvider(t, api, nil)
 	_, err := p.Complete(t.Context(), botgw.Request{Messages: []botgw.Message{
 		msg("user", "where am I and what time is it?"),
 		{Role: botgw.RoleAssistant, Text: "Checking.", ToolCalls: []botgw.ToolCall{
@@ -147,16 +162,16 @@ func TestToolResultsSentBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	yes := true
-	assertMessages(t, api.Calls()[0].Body.Messages, []apiMessage{
-		{Role: "user", Content: []block{{Type: "text", Text: "where am I and what time is it?"}}},
-		{Role: "assistant", Content: []block{
+	assertMessages(t, api.Calls()[0].Body.Messages, []providertest.AnthropicMessage{
+		{Role: "user", Content: []providertest.AnthropicBlock{{Type: "text", Text: "where am I and what time is it?"}}},
+		{Role: "assistant", Content: []providertest.AnthropicBlock{
 			{Type: "text", Text: "Checking."},
 			{Type: "tool_use", ID: "toolu_01A", Name: "get_location", Input: json.RawMessage(`{"player":"p1"}`)},
 			{Type: "tool_use", ID: "toolu_01B", Name: "get_time", Input: json.RawMessage(`{}`)},
 		}},
-		{Role: "user", Content: []block{
-			{Type: "tool_result", ToolUseID: "toolu_01A", Content: []block{{Type: "text", Text: `{"place":"Harrogate Theatre"}`}}},
-			{Type: "tool_result", ToolUseID: "toolu_01B", IsError: &yes, Content: []block{{Type: "text", Text: `{"error":"clock service down"}`}}},
+		{Role: "user", Content: []providertest.AnthropicBlock{
+			{Type: "tool_result", ToolUseID: "toolu_01A", Content: []providertest.AnthropicBlock{{Type: "text", Text: `{"place":"Harrogate Theatre"}`}}},
+			{Type: "tool_result", ToolUseID: "toolu_01B", IsError: &yes, Content: []providertest.AnthropicBlock{{Type: "text", Text: `{"error":"clock service down"}`}}},
 			{Type: "text", Text: "[App event] User earned 50 points"},
 		}},
 	})
@@ -172,48 +187,47 @@ func TestToolResultsSentBack(t *testing.T) {
 func TestErrors(t *testing.T) {
 	tests := []struct {
 		name      string
-		status    int
 		header    http.Header
-		body      string
+		answer    providertest.Answer
 		retries   int
 		wantCalls int
 		want      botgw.ProviderError
 		retryable bool
 	}{{
-		name:   "bad key is permanent",
-		status: 401, retries: 2, wantCalls: 1,
-		body:      apiError("authentication_error", "invalid x-api-key"),
+		name:    "bad key is permanent",
+		retries: 2, wantCalls: 1,
+		answer:    providertest.AnthropicError(401, "authentication_error", "invalid x-api-key"),
 		want:      botgw.ProviderError{Status: 401, Code: "authentication_error"},
 		retryable: false,
 	}, {
-		name:   "overloaded after the configured retries",
-		status: 529, retries: 1, wantCalls: 2,
-		body:      apiError("overloaded_error", "Overloaded"),
+		name:    "overloaded after the configured retries",
+		retries: 1, wantCalls: 2,
+		answer:    providertest.AnthropicError(529, "overloaded_error", "Overloaded"),
 		want:      botgw.ProviderError{Status: 529, Code: "overloaded_error"},
 		retryable: true,
 	}, {
-		name:   "server error after the configured retries",
-		status: 500, retries: 1, wantCalls: 2,
-		body:      apiError("api_error", "Internal server error"),
+		name:    "server error after the configured retries",
+		retries: 1, wantCalls: 2,
+		answer:    providertest.AnthropicError(500, "api_error", "Internal server error"),
 		want:      botgw.ProviderError{Status: 500, Code: "api_error"},
 		retryable: true,
 	}, {
-		name:   "rate limit carries Retry-After",
-		status: 429, retries: -1, wantCalls: 1,
+		name:    "rate limit carries Retry-After",
+		retries: -1, wantCalls: 1,
 		header:    http.Header{"Retry-After": {"7"}},
-		body:      apiError("rate_limit_error", "This request would exceed your organization's rate limit."),
+		answer:    providertest.AnthropicError(429, "rate_limit_error", "This request would exceed your organization's rate limit."),
 		want:      botgw.ProviderError{Status: 429, Code: "rate_limit_error", RetryAfter: 7 * time.Second},
 		retryable: true,
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			api := newFakeAnthropic(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+			api := providertest.NewAnthropic(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
 				for k, v := range tt.header {
 					w.Header()[k] = v
 				}
-				writeJSON(w, tt.status, tt.body)
+				tt.answer.Write(w)
 			})
-			p := api.provider(t, func(c *anthropic.Config) { c.MaxRetries = tt.retries })
+			p := newProvider(t, api, func(c *anthropic.Config) { c.MaxRetries = tt.retries })
 			_, err := p.Complete(t.Context(), hi())
 
 			pe := asProviderError(t, err)
@@ -231,15 +245,15 @@ func TestErrors(t *testing.T) {
 }
 
 func TestRateLimitThenSuccess(t *testing.T) {
-	api := newFakeAnthropic(t, func(n int, w http.ResponseWriter, _ *http.Request) {
+	api := providertest.NewAnthropic(t, func(n int, w http.ResponseWriter, _ *http.Request) {
 		if n == 0 {
 			w.Header().Set("Retry-After", "0")
-			writeJSON(w, 429, apiError("rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit"))
+			providertest.AnthropicError(429, "rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit").Write(w)
 			return
 		}
-		writeJSON(w, 200, textMessage("made it"))
+		providertest.AnthropicText("made it").Write(w)
 	})
-	reply, err := api.provider(t, nil).Complete(t.Context(), hi())
+	reply, err := newProvider(t, api, nil).Complete(t.Context(), hi())
 	if err != nil || reply.Text != "made it" {
 		t.Fatalf("reply = %+v, %v; want the answer of the retry", reply, err)
 	}
@@ -249,10 +263,10 @@ func TestRateLimitThenSuccess(t *testing.T) {
 }
 
 func TestAttemptTimeout(t *testing.T) {
-	api := newFakeAnthropic(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+	api := providertest.NewAnthropic(t, func(_ int, w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done() // never answers
 	})
-	p := api.provider(t, func(c *anthropic.Config) { c.Timeout = 50 * time.Millisecond; c.MaxRetries = -1 })
+	p := newProvider(t, api, func(c *anthropic.Config) { c.Timeout = 50 * time.Millisecond; c.MaxRetries = -1 })
 	_, err := p.Complete(t.Context(), hi())
 	pe := asProviderError(t, err)
 	if pe.Status != 0 || !pe.Retryable() || !errors.Is(err, context.DeadlineExceeded) {
@@ -263,14 +277,14 @@ func TestAttemptTimeout(t *testing.T) {
 // A model that stalls past the attempt timeout is asked again, as
 // max_retries promises for timeouts, within the turn's deadline.
 func TestAttemptTimeoutIsRetried(t *testing.T) {
-	api := newFakeAnthropic(t, func(n int, w http.ResponseWriter, r *http.Request) {
+	api := providertest.NewAnthropic(t, func(n int, w http.ResponseWriter, r *http.Request) {
 		if n == 0 {
 			<-r.Context().Done() // the first attempt never gets an answer
 			return
 		}
-		writeJSON(w, 200, textMessage("second time lucky"))
+		providertest.AnthropicText("second time lucky").Write(w)
 	})
-	p := api.provider(t, func(c *anthropic.Config) { c.Timeout = 200 * time.Millisecond; c.MaxRetries = 2 })
+	p := newProvider(t, api, func(c *anthropic.Config) { c.Timeout = 200 * time.Millisecond; c.MaxRetries = 2 })
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second) // the turn's deadline
 	defer cancel()
 	reply, err := p.Complete(ctx, hi())
@@ -286,8 +300,8 @@ func TestEnvironmentIsIgnored(t *testing.T) {
 	t.Setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:1")
 	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-from-env")
 	t.Setenv("ANTHROPIC_AUTH_TOKEN", "token-from-env")
-	api := newFakeAnthropic(t, ok("hi"))
-	if _, err := api.provider(t, nil).Complete(t.Context(), hi()); err != nil {
+	api := providertest.NewAnthropic(t, ok("hi"))
+	if _, err := newProvider(t, api, nil).Complete(t.Context(), hi()); err != nil {
 		t.Fatal(err)
 	}
 	h := api.Calls()[0].Header
@@ -313,7 +327,7 @@ func asProviderError(t *testing.T, err error) *botgw.ProviderError {
 	return pe
 }
 
-func assertMessages(t *testing.T, got, want []apiMessage) {
+func assertMessages(t *testing.T, got, want []providertest.AnthropicMessage) {
 	t.Helper()
 	g, _ := json.Marshal(got)
 	w, _ := json.Marshal(want)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/botgw/botgw"
@@ -95,26 +96,29 @@ func TestRequestsAreDeepCopies(t *testing.T) {
 }
 
 func TestBlockHoldsUntilRelease(t *testing.T) {
-	p := fake.New(fake.Step{Text: "late"})
-	release := p.Block()
-	done := make(chan botgw.Reply)
-	go func() {
-		r, _ := p.Complete(context.Background(), botgw.Request{})
-		done <- r
-	}()
-	for len(p.Requests()) == 0 {
-		time.Sleep(time.Millisecond) // wait until the call is inside Complete
-	}
-	select {
-	case r := <-done:
-		t.Fatalf("blocked provider answered %+v", r)
-	default:
-	}
-	release()
-	release() // idempotent
-	if r := <-done; r.Text != "late" {
-		t.Fatalf("after release: %q, want %q", r.Text, "late")
-	}
+	synctest.Test(t, func(t *testing.T) {
+		p := fake.New(fake.Step{Text: "late"})
+		release := p.Block()
+		done := make(chan botgw.Reply)
+		go func() {
+			r, _ := p.Complete(context.Background(), botgw.Request{})
+			done <- r
+		}()
+		synctest.Wait() // the call is blocked, inside Complete or on done
+		select {
+		case r := <-done:
+			t.Fatalf("blocked provider answered %+v", r)
+		default:
+		}
+		if len(p.Requests()) != 1 {
+			t.Fatal("the blocked call was not recorded")
+		}
+		release()
+		release() // idempotent
+		if r := <-done; r.Text != "late" {
+			t.Fatalf("after release: %q, want %q", r.Text, "late")
+		}
+	})
 }
 
 func TestBlockRespectsContext(t *testing.T) {

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -16,19 +14,17 @@ import (
 	"github.com/botgw/botgw/providers/fake"
 	"github.com/botgw/botgw/providers/fallback"
 	"github.com/botgw/botgw/providers/openai"
+	"github.com/botgw/botgw/providers/providertest"
 )
 
 // failingOpenAI is an OpenAI provider whose server answers 500 to every
 // call; calls counts them.
 func failingOpenAI(t *testing.T, calls *atomic.Int32) *openai.Provider {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	srv := providertest.NewOpenAI(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
 		calls.Add(1)
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusInternalServerError)
-		io.WriteString(w, `{"error":{"message":"The server had an error while processing your request.","type":"server_error","param":null,"code":null}}`)
-	}))
-	t.Cleanup(srv.Close)
+		providertest.OpenAIStatus(http.StatusInternalServerError).Write(w)
+	})
 	p, err := openai.New(openai.Config{BaseURL: srv.URL + "/v1", APIKey: "sk-test", Model: "gpt-4o-mini", MaxRetries: -1})
 	if err != nil {
 		t.Fatal(err)

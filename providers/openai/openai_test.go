@@ -10,17 +10,30 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/providers/openai"
+	"github.com/botgw/botgw/providers/providertest"
 )
 
-func ok(text string) func(int, http.ResponseWriter, *http.Request) {
-	return func(_ int, w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, completion(text, "")) }
+func ok(text string) providertest.Respond { return providertest.Always(providertest.Completion(text)) }
+
+// newProvider is a provider on the fake server api.
+func newProvider(t *testing.T, api *providertest.OpenAI, edit func(*openai.Config)) *openai.Provider {
+	t.Helper()
+	cfg := openai.Config{BaseURL: api.URL + "/v1", APIKey: "sk-test", Model: "gpt-4o-mini"}
+	if edit != nil {
+		edit(&cfg)
+	}
+	p, err := openai.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 func msg(role botgw.Role, text string) botgw.Message { return botgw.Message{Role: role, Text: text} }
 
 func TestPlainTurn(t *testing.T) {
-	api := newFakeOpenAI(t, ok("Head north to the theatre."))
-	p := api.provider(t, func(c *openai.Config) { c.MaxTokens = 300; c.Temperature = new(0.2) })
+	api := providertest.NewOpenAI(t, ok("Head north to the theatre."))
+	p := newProvider(t, api, func(c *openai.Config) { c.MaxTokens = 300; c.Temperature = new(0.2) })
 
 	reply, err := p.Complete(t.Context(), botgw.Request{
 		System:   "You are the game assistant.",
@@ -46,7 +59,7 @@ func TestPlainTurn(t *testing.T) {
 	if body.Temperature == nil || *body.Temperature != 0.2 {
 		t.Errorf("temperature = %v, want 0.2", body.Temperature)
 	}
-	assertMessages(t, body.Messages, []chatMessage{
+	assertMessages(t, body.Messages, []providertest.OpenAIMessage{
 		{Role: "system", Content: "You are the game assistant."},
 		{Role: "user", Content: "hello"},
 		{Role: "assistant", Content: "Hi!"},
@@ -58,8 +71,8 @@ func TestPlainTurn(t *testing.T) {
 }
 
 func TestEventAndSummaryAreUserContext(t *testing.T) {
-	api := newFakeOpenAI(t, ok("Nice!"))
-	p := api.provider(t, nil)
+	api := providertest.NewOpenAI(t, ok("Nice!"))
+	p := newProvider(t, api, nil)
 	_, err := p.Complete(t.Context(), botgw.Request{Messages: []botgw.Message{
 		msg("summary", "The player started at the station."),
 		msg("event", "User has just visited Harrogate Theatre"),
@@ -68,7 +81,7 @@ func TestEventAndSummaryAreUserContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	assertMessages(t, api.Calls()[0].Body.Messages, []chatMessage{
+	assertMessages(t, api.Calls()[0].Body.Messages, []providertest.OpenAIMessage{
 		{Role: "user", Content: "[Summary of earlier conversation] The player started at the station."},
 		{Role: "user", Content: "[App event] User has just visited Harrogate Theatre"},
 		{Role: "user", Content: "what now?"},
@@ -76,12 +89,10 @@ func TestEventAndSummaryAreUserContext(t *testing.T) {
 }
 
 func TestToolCallReply(t *testing.T) {
-	api := newFakeOpenAI(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, 200, completion("", `[
-			{"id":"call_abc","type":"function","function":{"name":"get_location","arguments":"{\"player\":\"p1\"}"}},
-			{"id":"call_def","type":"function","function":{"name":"get_time","arguments":"{}"}}]`))
+	api := providertest.NewOpenAI(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+		providertest.ToolCalls([3]string{"call_abc", "get_location", `{"player":"p1"}`}, [3]string{"call_def", "get_time", `{}`}).Write(w)
 	})
-	p := api.provider(t, nil)
+	p := newProvider(t, api, nil)
 	reply, err := p.Complete(t.Context(), botgw.Request{
 		Messages: []botgw.Message{msg("user", "where am I?")},
 		Tools: []botgw.ToolSpec{
@@ -110,8 +121,8 @@ func TestToolCallReply(t *testing.T) {
 }
 
 func TestToolResultsSentBack(t *testing.T) {
-	api := newFakeOpenAI(t, ok("You are at the theatre; the clock is down."))
-	p := api.provider(t, nil)
+	api := providertest.NewOpenAI(t, ok("You are at the theatre; the clock is down."))
+	p := newProvider(t, api, nil)
 	_, err := p.Complete(t.Context(), botgw.Request{Messages: []botgw.Message{
 		msg("user", "where am I and what time is it?"),
 		{Role: botgw.RoleAssistant, Text: "Checking.", ToolCalls: []botgw.ToolCall{
@@ -138,7 +149,7 @@ func TestToolResultsSentBack(t *testing.T) {
 	if a.ToolCalls[0].Function.Name != "get_location" || a.ToolCalls[0].Function.Arguments != `{"player":"p1"}` {
 		t.Errorf("tool_calls[0].function = %+v", a.ToolCalls[0].Function)
 	}
-	assertMessages(t, got[2:], []chatMessage{
+	assertMessages(t, got[2:], []providertest.OpenAIMessage{
 		{Role: "tool", ToolCallID: "call_abc", Content: `{"place":"Harrogate Theatre"}`},
 		{Role: "tool", ToolCallID: "call_def", Content: `{"error":"clock service down"}`},
 	})
@@ -147,42 +158,41 @@ func TestToolResultsSentBack(t *testing.T) {
 func TestErrors(t *testing.T) {
 	tests := []struct {
 		name      string
-		status    int
 		header    http.Header
-		body      string
+		answer    providertest.Answer
 		retries   int
 		wantCalls int
 		want      botgw.ProviderError
 		retryable bool
 	}{{
-		name:   "bad key is permanent",
-		status: 401, retries: 2, wantCalls: 1,
-		body:      apiError("Incorrect API key provided: sk-bad. You can find your API key at https://platform.openai.com/account/api-keys.", "invalid_request_error", "invalid_api_key"),
+		name:    "bad key is permanent",
+		retries: 2, wantCalls: 1,
+		answer:    providertest.OpenAIError(401, "Incorrect API key provided: sk-bad. You can find your API key at https://platform.openai.com/account/api-keys.", "invalid_request_error", "invalid_api_key"),
 		want:      botgw.ProviderError{Status: 401, Code: "invalid_api_key"},
 		retryable: false,
 	}, {
-		name:   "server error after the configured retries",
-		status: 500, retries: 1, wantCalls: 2,
-		body:      apiError("The server had an error while processing your request. Sorry about that!", "server_error", ""),
+		name:    "server error after the configured retries",
+		retries: 1, wantCalls: 2,
+		answer:    providertest.OpenAIError(500, "The server had an error while processing your request. Sorry about that!", "server_error", ""),
 		want:      botgw.ProviderError{Status: 500, Code: "server_error"},
 		retryable: true,
 	}, {
-		name:   "rate limit carries Retry-After",
-		status: 429, retries: -1, wantCalls: 1,
+		name:    "rate limit carries Retry-After",
+		retries: -1, wantCalls: 1,
 		header:    http.Header{"Retry-After": {"7"}},
-		body:      apiError("Rate limit reached for gpt-4o-mini on requests per min (RPM): Limit 3, Used 3, Requested 1.", "requests", "rate_limit_exceeded"),
+		answer:    providertest.OpenAIError(429, "Rate limit reached for gpt-4o-mini on requests per min (RPM): Limit 3, Used 3, Requested 1.", "requests", "rate_limit_exceeded"),
 		want:      botgw.ProviderError{Status: 429, Code: "rate_limit_exceeded", RetryAfter: 7 * time.Second},
 		retryable: true,
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			api := newFakeOpenAI(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+			api := providertest.NewOpenAI(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
 				for k, v := range tt.header {
 					w.Header()[k] = v
 				}
-				writeJSON(w, tt.status, tt.body)
+				tt.answer.Write(w)
 			})
-			p := api.provider(t, func(c *openai.Config) { c.MaxRetries = tt.retries })
+			p := newProvider(t, api, func(c *openai.Config) { c.MaxRetries = tt.retries })
 			_, err := p.Complete(t.Context(), botgw.Request{Messages: []botgw.Message{msg("user", "hi")}})
 
 			pe := asProviderError(t, err)
@@ -200,15 +210,15 @@ func TestErrors(t *testing.T) {
 }
 
 func TestRateLimitThenSuccess(t *testing.T) {
-	api := newFakeOpenAI(t, func(n int, w http.ResponseWriter, _ *http.Request) {
+	api := providertest.NewOpenAI(t, func(n int, w http.ResponseWriter, _ *http.Request) {
 		if n == 0 {
 			w.Header().Set("Retry-After-Ms", "10")
-			writeJSON(w, 429, apiError("Rate limit reached for gpt-4o-mini.", "requests", "rate_limit_exceeded"))
+			providertest.OpenAIError(429, "Rate limit reached for gpt-4o-mini.", "requests", "rate_limit_exceeded").Write(w)
 			return
 		}
-		writeJSON(w, 200, completion("made it", ""))
+		providertest.Completion("made it").Write(w)
 	})
-	p := api.provider(t, nil)
+	p := newProvider(t, api, nil)
 	reply, err := p.Complete(t.Context(), botgw.Request{Messages: []botgw.Message{msg("user", "hi")}})
 	if err != nil || reply.Text != "made it" {
 		t.Fatalf("reply = %+v, %v; want the answer of the retry", reply, err)
@@ -219,10 +229,10 @@ func TestRateLimitThenSuccess(t *testing.T) {
 }
 
 func TestAttemptTimeout(t *testing.T) {
-	api := newFakeOpenAI(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+	api := providertest.NewOpenAI(t, func(_ int, w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done() // never answers
 	})
-	p := api.provider(t, func(c *openai.Config) { c.Timeout = 50 * time.Millisecond; c.MaxRetries = -1 })
+	p := newProvider(t, api, func(c *openai.Config) { c.Timeout = 50 * time.Millisecond; c.MaxRetries = -1 })
 	_, err := p.Complete(t.Context(), botgw.Request{Messages: []botgw.Message{msg("user", "hi")}})
 	pe := asProviderError(t, err)
 	if pe.Status != 0 || !pe.Retryable() || !errors.Is(err, context.DeadlineExceeded) {
@@ -233,14 +243,14 @@ func TestAttemptTimeout(t *testing.T) {
 // A model that stalls past the attempt timeout is asked again, as
 // max_retries promises for timeouts, within the turn's deadline.
 func TestAttemptTimeoutIsRetried(t *testing.T) {
-	api := newFakeOpenAI(t, func(n int, w http.ResponseWriter, r *http.Request) {
+	api := providertest.NewOpenAI(t, func(n int, w http.ResponseWriter, r *http.Request) {
 		if n == 0 {
 			<-r.Context().Done() // the first attempt never gets an answer
 			return
 		}
-		writeJSON(w, 200, completion("second time lucky", ""))
+		providertest.Completion("second time lucky").Write(w)
 	})
-	p := api.provider(t, func(c *openai.Config) { c.Timeout = 200 * time.Millisecond; c.MaxRetries = 2 })
+	p := newProvider(t, api, func(c *openai.Config) { c.Timeout = 200 * time.Millisecond; c.MaxRetries = 2 })
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second) // the turn's deadline
 	defer cancel()
 	reply, err := p.Complete(ctx, botgw.Request{Messages: []botgw.Message{msg("user", "hi")}})
@@ -257,8 +267,8 @@ func TestEnvironmentIsIgnored(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "sk-from-env")
 	t.Setenv("OPENAI_ADMIN_KEY", "sk-admin-from-env")
 	t.Setenv("OPENAI_ORG_ID", "org-from-env")
-	api := newFakeOpenAI(t, ok("hi"))
-	if _, err := api.provider(t, nil).Complete(t.Context(), botgw.Request{Messages: []botgw.Message{msg("user", "hi")}}); err != nil {
+	api := providertest.NewOpenAI(t, ok("hi"))
+	if _, err := newProvider(t, api, nil).Complete(t.Context(), botgw.Request{Messages: []botgw.Message{msg("user", "hi")}}); err != nil {
 		t.Fatal(err)
 	}
 	h := api.Calls()[0].Header
@@ -285,7 +295,7 @@ func asProviderError(t *testing.T, err error) *botgw.ProviderError {
 	return pe
 }
 
-func assertMessages(t *testing.T, got, want []chatMessage) {
+func assertMessages(t *testing.T, got, want []providertest.OpenAIMessage) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("sent %d messages %+v, want %d %+v", len(got), got, len(want), want)

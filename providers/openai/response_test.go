@@ -1,11 +1,11 @@
 package openai_test
 
 import (
-	"net/http"
 	"testing"
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/providers/openai"
+	"github.com/botgw/botgw/providers/providertest"
 )
 
 // TestUnusableSuccessBodies: a 200 whose body is not a completion, or has
@@ -16,8 +16,8 @@ func TestUnusableSuccessBodies(t *testing.T) {
 		"no choices": {`{"id":"x","object":"chat.completion","choices":[],"usage":{}}`, "empty_response"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			api := newFakeOpenAI(t, func(_ int, w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, tc.body) })
-			p := api.provider(t, func(c *openai.Config) { c.MaxRetries = -1 })
+			api := providertest.NewOpenAI(t, providertest.Always(providertest.Answer{Status: 200, Body: tc.body}))
+			p := newProvider(t, api, func(c *openai.Config) { c.MaxRetries = -1 })
 			_, err := p.Complete(t.Context(), botgw.Request{Messages: []botgw.Message{msg("user", "hi")}})
 			if pe := asProviderError(t, err); pe.Code != tc.code || pe.Provider != "openai/gpt-4o-mini" {
 				t.Errorf("error = %+v, want code %q from openai/gpt-4o-mini", pe, tc.code)
@@ -27,12 +27,15 @@ func TestUnusableSuccessBodies(t *testing.T) {
 }
 
 // BenchmarkComplete is the provider round trip of one turn against a local
-// model: a 10-message history out, a reply with usage back.
+// model: a 10-message history out, a reply with usage back. The fake server
+// runs in the same process, so its work counts too.
 func BenchmarkComplete(b *testing.B) {
-	api := newFakeOpenAI(b, func(_ int, w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, 200, completion("Head north past the fountain, then look for the blue door.", ""))
-	})
-	p := api.provider(b, nil)
+	api := providertest.NewOpenAI(b, providertest.Always(
+		providertest.Completion("Head north past the fountain, then look for the blue door.")))
+	p, err := openai.New(openai.Config{BaseURL: api.URL + "/v1", APIKey: "sk-bench", Model: "gpt-4o-mini"})
+	if err != nil {
+		b.Fatal(err)
+	}
 	var history []botgw.Message
 	for i := range 10 {
 		role := botgw.RoleUser
