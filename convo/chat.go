@@ -33,8 +33,9 @@ func (e *Engine) runChat(k botgw.ChatKey) {
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()
 	var lease string
+	var next *botgw.Snapshot // read by finishNext along with the last turn's finish
 	for {
-		snap, err := e.deps.Store.Begin(ctx, k, lease)
+		snap, err := e.begin(ctx, k, lease, &next)
 		if err != nil {
 			if !errors.Is(err, botgw.ErrBusy) && ctx.Err() == nil {
 				log.Warn("begin turn", "err", err)
@@ -71,7 +72,7 @@ func (e *Engine) runChat(k botgw.ChatKey) {
 			}
 			return
 		}
-		more, err := e.deps.Store.Finish(ctx, k, lease, delivered)
+		more, err := e.finish(ctx, k, lease, delivered, &next)
 		if err != nil {
 			log.Warn("finish turn", "err", err)
 			if !errors.Is(err, botgw.ErrLeaseLost) { // lease lost: Finish removed them anyway
@@ -83,6 +84,36 @@ func (e *Engine) runChat(k botgw.ChatKey) {
 			return
 		}
 	}
+}
+
+// finishNexter is a store whose Finish can also read the next turn's
+// snapshot when work remains (state.Store: in the same round trip).
+type finishNexter interface {
+	FinishNext(ctx context.Context, k botgw.ChatKey, lease string, delivered []string) (botgw.Snapshot, bool, error)
+}
+
+// begin starts a turn on the snapshot the last finish read, or else on
+// the store's Begin.
+func (e *Engine) begin(ctx context.Context, k botgw.ChatKey, lease string, next **botgw.Snapshot) (botgw.Snapshot, error) {
+	if snap := *next; snap != nil {
+		*next = nil
+		return *snap, nil
+	}
+	return e.deps.Store.Begin(ctx, k, lease)
+}
+
+// finish ends a turn with the store's Finish; when the store can read the
+// next turn's snapshot with it, that is left in *next for begin.
+func (e *Engine) finish(ctx context.Context, k botgw.ChatKey, lease string, delivered []string, next **botgw.Snapshot) (bool, error) {
+	fn, ok := e.deps.Store.(finishNexter)
+	if !ok {
+		return e.deps.Store.Finish(ctx, k, lease, delivered)
+	}
+	snap, more, err := fn.FinishNext(ctx, k, lease, delivered)
+	if more && err == nil {
+		*next = &snap
+	}
+	return more, err
 }
 
 // renew keeps the lease alive while a turn runs, so a slow provider never
@@ -153,7 +184,8 @@ func (e *Engine) step(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 	if len(snap.Pending) == 0 {
 		return finish, delivered
 	}
-	if wait := e.throttle(snap); wait > 0 {
+	var env *envelope // decoded by the throttle when it needs the state
+	if wait := e.throttle(snap, &env); wait > 0 {
 		log.Info("turn rate limit reached; answering the chat's input together after a pause", "wait", wait)
 		e.pause(ctx, wait)
 		return again, delivered
@@ -166,7 +198,7 @@ func (e *Engine) step(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 	defer span.End()
 	begin := time.Now()
 	turnCtx, disarm := e.interruptible(ctx, k, snap.Pending)
-	c, stats := e.turn(turnCtx, k, snap, log)
+	c, stats := e.turn(turnCtx, k, snap, env, log)
 	if disarm() && ctx.Err() == nil {
 		return e.interrupted(ctx, stats, snap, log), delivered
 	}

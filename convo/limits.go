@@ -100,14 +100,20 @@ func (e *Engine) overDailyLimit(env *envelope, b batch, stats *TurnStats) (strin
 
 // throttle says how long the chat must wait before its next model turn:
 // zero when pending holds nothing for the model or the window allows it.
-func (e *Engine) throttle(snap botgw.Snapshot) time.Duration {
+// The state it decodes is left in *decoded for the turn, which so does not
+// decompress and decode the blob a second time.
+func (e *Engine) throttle(snap botgw.Snapshot, decoded **envelope) time.Duration {
 	limit := e.cfg.Limits.TurnsPerMinute
 	if limit <= 0 {
 		return 0
 	}
 	env, err := decode(snap.Blob, e.cfg.AcceptProviders)
-	if err != nil || env == nil || !e.needsModel(env, snap.Pending) {
+	if err != nil || env == nil {
 		return 0 // no readable state: no turns to count (the turn logs why)
+	}
+	*decoded = env
+	if !e.needsModel(env, snap.Pending) {
+		return 0
 	}
 	now := e.now()
 	var recent []time.Time

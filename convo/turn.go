@@ -25,14 +25,17 @@ type batch struct {
 
 // turn runs one turn over snap's pending input and returns the commit.
 // It never fails: a provider error becomes an apology reply, and state that
-// cannot be read becomes a fresh conversation.
-func (e *Engine) turn(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot, log *slog.Logger) (botgw.Commit, TurnStats) {
+// cannot be read becomes a fresh conversation. env is snap's state when the
+// caller decoded it already, else nil.
+func (e *Engine) turn(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot, env *envelope, log *slog.Logger) (botgw.Commit, TurnStats) {
 	now := e.now()
 	stats := TurnStats{Channel: k.Channel, Outcome: "ok"}
 	if first := snap.Pending[0].At; !first.IsZero() {
 		stats.QueueWait = now.Sub(first)
 	}
-	env := e.load(snap.Blob, log)
+	if env == nil {
+		env = e.load(snap.Blob, log)
+	}
 	view := chatView{chat: k, env: env, size: len(snap.Blob), ttl: snap.TTL}
 	b := e.collect(ctx, &view, snap.Pending, log)
 	env = view.env

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/botgw/botgw"
@@ -22,6 +23,7 @@ type Store struct {
 	log     *slog.Logger
 	now     func() time.Time // the clock of work marks and dedupe; tests replace it
 	emb     *embedded        // nil unless Open started the embedded server
+	appends atomic.Uint64    // counts appends, to trim dedupe windows lazily
 }
 
 // Open connects to the Redis cfg names, or starts the embedded in-process

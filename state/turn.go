@@ -35,7 +35,11 @@ func (s *Store) Append(ctx context.Context, in botgw.Inbound) error {
 		return fmt.Errorf("append to chat %s: encode inbound %s: %w: %w", in.Chat, in.ID, botgw.ErrInvalidInput, err)
 	}
 	now := s.nowMs()
-	args := []any{in.ID, now, ms(s.opts.DedupeTTL), raw, now + ms(s.opts.Visibility), ks.member}
+	trim := "0"
+	if s.appends.Add(1)%trimEvery == 0 {
+		trim = "1"
+	}
+	args := []any{in.ID, now, ms(s.opts.DedupeTTL), raw, now + ms(s.opts.Visibility), ks.member, trim}
 	if !s.cluster {
 		n, err := appendScript.Run(ctx, s.c, []string{ks.seen, ks.pending, ks.work}, args...).Int()
 		return appended(in, n, err)
@@ -48,6 +52,12 @@ func (s *Store) Append(ctx context.Context, in botgw.Inbound) error {
 	}
 	return appended(in, n, err)
 }
+
+// trimEvery: one append in trimEvery also drops the ids older than the
+// dedupe window from its chat's seen zset. Duplicates are judged by age,
+// so the trim only bounds the zset's size, and sparing it on the others
+// saves Redis a ZREMRANGEBYSCORE per message.
+const trimEvery = 8
 
 // appended turns the append script's answer into Append's error.
 func appended(in botgw.Inbound, n int, err error) error {
@@ -88,7 +98,7 @@ func (s *Store) Begin(ctx context.Context, k botgw.ChatKey, lease string) (botgw
 // snapshot decodes the begin script's {token, version, blob, pttl, pending,
 // outbox}.
 func (s *Store) snapshot(ctx context.Context, k botgw.ChatKey, ks chatKeys, parts []any) (botgw.Snapshot, error) {
-	snap := botgw.Snapshot{Lease: str(parts[0]), TTL: pttl(parts[3])}
+	snap := botgw.Snapshot{Lease: str(parts[0]), TTL: s.ttlOf(parts[3])}
 	if v := str(parts[1]); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
@@ -155,7 +165,7 @@ func (s *Store) Commit(ctx context.Context, k botgw.ChatKey, c botgw.Commit) err
 	if err != nil {
 		return fmt.Errorf("commit chat %s: %w", k, err)
 	}
-	args, err := commitArgs(c)
+	args, err := commitArgs(c, s.nowMs())
 	if err != nil {
 		return fmt.Errorf("commit chat %s: %w", k, err)
 	}
@@ -180,12 +190,18 @@ func (s *Store) Commit(ctx context.Context, k botgw.ChatKey, c botgw.Commit) err
 	return nil
 }
 
-func commitArgs(c botgw.Commit) ([]any, error) {
+// commitArgs are the commit script's ARGV; now (unix ms) dates the
+// state's expiry, which the state hash keeps for Begin.
+func commitArgs(c botgw.Commit, now int64) ([]any, error) {
 	store := "1"
 	if c.Blob == nil {
 		store = "0"
 	}
-	args := []any{c.Lease, c.Version, store, c.Blob, ms(c.TTL), max(c.Consumed, 0), "0", "", 0, 0}
+	expires := int64(0)
+	if c.TTL > 0 {
+		expires = now + ms(c.TTL)
+	}
+	args := []any{c.Lease, c.Version, store, c.Blob, ms(c.TTL), max(c.Consumed, 0), "0", "", 0, 0, expires}
 	if a := c.Activity; a != nil {
 		args[6], args[7], args[8], args[9] = "1", a.Preview, a.At.UnixMilli(), pausedMs(a.PausedUntil)
 	}
@@ -244,8 +260,19 @@ func str(v any) string {
 	return s
 }
 
-// pttl converts a PTTL reply (-2 absent, -1 no expiry) to a duration.
-func pttl(v any) time.Duration {
-	n, _ := v.(int64)
-	return time.Duration(max(n, 0)) * time.Millisecond
+// ttlOf converts the begin script's expiry to the state's remaining TTL:
+// a string is the unix ms the state expires at ("0": never), an integer a
+// PTTL reply (-2 absent, -1 no expiry) for state written before the hash
+// kept its expiry.
+func (s *Store) ttlOf(v any) time.Duration {
+	var left int64
+	switch v := v.(type) {
+	case int64:
+		left = v
+	case string:
+		if at, _ := strconv.ParseInt(v, 10, 64); at > 0 {
+			left = max(at-s.nowMs(), 1)
+		}
+	}
+	return time.Duration(max(left, 0)) * time.Millisecond
 }

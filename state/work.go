@@ -3,6 +3,7 @@ package state
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -48,12 +49,12 @@ func (s *Store) Finish(ctx context.Context, k botgw.ChatKey, lease string, deliv
 		return false, fmt.Errorf("finish chat %s: %w", k, err)
 	}
 	due := s.nowMs() + ms(s.opts.Visibility)
-	args := append([]any{lease, ms(s.opts.LeaseTTL), due, ks.member}, stringsToAny(delivered)...)
+	args := finishArgs(k, lease, ms(s.opts.LeaseTTL), due, ks.member, 0, delivered)
 	var code int64
 	if s.cluster {
 		code, err = s.finishCluster(ctx, ks, due, args)
 	} else {
-		code, err = finishScript.Run(ctx, s.c, []string{ks.lease, ks.pending, ks.outbox, ks.work}, args...).Int64()
+		code, err = finishScript.Run(ctx, s.c, []string{ks.lease, ks.pending, ks.outbox, ks.state, ks.work}, args...).Int64()
 	}
 	switch {
 	case err != nil:
@@ -64,6 +65,47 @@ func (s *Store) Finish(ctx context.Context, k botgw.ChatKey, lease string, deliv
 	return code == 1, nil
 }
 
+// FinishNext is Finish that, when work remains, also returns the next
+// turn's snapshot, as Begin(ctx, k, lease) would: on a single node in the
+// same script (one round trip and no second lease check per turn of a
+// busy chat), on a cluster by calling Begin after Finish. Unlike Finish it
+// does not extend the lease: the caller's renewal covers the next turn.
+func (s *Store) FinishNext(ctx context.Context, k botgw.ChatKey, lease string, delivered []string) (botgw.Snapshot, bool, error) {
+	if s.cluster {
+		more, err := s.Finish(ctx, k, lease, delivered)
+		if err != nil || !more {
+			return botgw.Snapshot{}, more, err
+		}
+		snap, err := s.Begin(ctx, k, lease)
+		return snap, true, err
+	}
+	ks, err := s.keys(k)
+	if err != nil {
+		return botgw.Snapshot{}, false, fmt.Errorf("finish chat %s: %w", k, err)
+	}
+	due := s.nowMs() + ms(s.opts.Visibility)
+	args := finishArgs(k, lease, ms(s.opts.LeaseTTL), due, ks.member, s.opts.MaxBatch, delivered)
+	res, err := finishScript.Run(ctx, s.c, []string{ks.lease, ks.pending, ks.outbox, ks.state, ks.work}, args...).Result()
+	if err != nil {
+		return botgw.Snapshot{}, false, fmt.Errorf("finish chat %s: %w", k, err)
+	}
+	switch v := res.(type) {
+	case int64:
+		if v < 0 {
+			return botgw.Snapshot{}, false, fmt.Errorf("finish chat %s: %w", k, botgw.ErrLeaseLost)
+		}
+		return botgw.Snapshot{}, false, nil
+	case []any:
+		if len(v) != 6 {
+			return botgw.Snapshot{}, false, fmt.Errorf("finish chat %s: script returned %d values, want 6", k, len(v))
+		}
+		v[0] = lease
+		snap, err := s.snapshot(ctx, k, ks, v)
+		return snap, err == nil, err
+	}
+	return botgw.Snapshot{}, false, fmt.Errorf("finish chat %s: script returned %T", k, res)
+}
+
 // finishCluster is Finish on a cluster: clear the mark, run the script on
 // the chat's slot, put the mark back unless the chat went idle.
 func (s *Store) finishCluster(ctx context.Context, ks chatKeys, due int64, args []any) (int64, error) {
@@ -71,7 +113,7 @@ func (s *Store) finishCluster(ctx context.Context, ks chatKeys, due int64, args 
 	err := s.ordered(ctx,
 		func(p redis.Pipeliner) { p.ZRem(ctx, ks.work, ks.member) },
 		func(p redis.Pipeliner) {
-			res = finishScript.EvalSha(ctx, p, []string{ks.lease, ks.pending, ks.outbox}, args...)
+			res = finishScript.EvalSha(ctx, p, []string{ks.lease, ks.pending, ks.outbox, ks.state}, args...)
 		},
 	)
 	var code int64
@@ -86,6 +128,25 @@ func (s *Store) finishCluster(ctx context.Context, ks chatKeys, due int64, args 
 		}
 	}
 	return code, err
+}
+
+// finishArgs are the finish script's ARGV: the lease, its TTL, the mark's
+// due time and member, how many pending entries to read for the next turn
+// (0: none), then the delivered ids and the JSON each of their outbox
+// entries starts with, which lets the script check them against the head
+// of the outbox without decoding it.
+func finishArgs(k botgw.ChatKey, lease string, ttl, due int64, member string, read int, delivered []string) []any {
+	args := make([]any, 0, 6+2*len(delivered))
+	args = append(args, lease, ttl, due, member, read, len(delivered))
+	for _, id := range delivered {
+		args = append(args, id)
+	}
+	chat, _ := json.Marshal(k.String())
+	for _, id := range delivered {
+		q, _ := json.Marshal(id)
+		args = append(args, `{"chat":`+string(chat)+`,"id":`+string(q)+`,`)
+	}
+	return args
 }
 
 func stringsToAny(ss []string) []any {

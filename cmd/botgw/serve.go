@@ -41,6 +41,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		cfg.Listen = *listenAddr
 	}
 	log := newLogger(cfg.Log, stderr)
+	stopProfiles, err := startProfiles()
+	defer stopProfiles()
+	if err != nil {
+		return err
+	}
 	return serve(ctx, cfg, log, func(addr net.Addr) {
 		fmt.Fprintf(stdout, "botgw is running. Provider: %s\n", describeProvider(cfg.Provider))
 		if why := webOff(cfg); why != "" {

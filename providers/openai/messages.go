@@ -4,29 +4,73 @@ import (
 	"encoding/json"
 	"fmt"
 
-	sdk "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/shared"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/providers/internal/vendor"
 )
 
+// request is the Chat Completions request body. It is encoded here, with
+// the encoding/json/v2 engine, and handed to the SDK as bytes: the SDK's
+// reflective parameter encoder cost a turn more CPU than the rest of the
+// request. The shapes are the API's (and what the SDK's params encode to).
+type request struct {
+	Model               string    `json:"model"`
+	Messages            []message `json:"messages"`
+	Tools               []tool    `json:"tools,omitempty"`
+	Temperature         *float64  `json:"temperature,omitempty"`
+	MaxTokens           int64     `json:"max_tokens,omitzero"`
+	MaxCompletionTokens int64     `json:"max_completion_tokens,omitzero"`
+}
+
+// message is one chat message; Content is nil only for an assistant
+// message that holds nothing but tool calls.
+type message struct {
+	Role       string     `json:"role"`
+	Content    *string    `json:"content,omitempty"`
+	ToolCalls  []toolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
+}
+
+type toolCall struct {
+	ID       string       `json:"id"`
+	Type     string       `json:"type"`
+	Function functionCall `json:"function"`
+}
+
+type functionCall struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+type tool struct {
+	Type     string   `json:"type"`
+	Function function `json:"function"`
+}
+
+type function struct {
+	Name        string         `json:"name"`
+	Description string         `json:"description,omitempty"`
+	Parameters  jsontext.Value `json:"parameters"`
+}
+
 // messages translates the system prompt and the history into chat messages.
 // An assistant message with tool calls becomes the assistant's tool-call
 // message followed by one "tool" message per call.
-func messages(system string, history []botgw.Message) ([]sdk.ChatCompletionMessageParamUnion, error) {
-	var out []sdk.ChatCompletionMessageParamUnion
+func messages(system string, history []botgw.Message) ([]message, error) {
+	out := make([]message, 0, len(history)+1)
 	if system != "" {
-		out = append(out, sdk.SystemMessage(system))
+		out = append(out, message{Role: "system", Content: &system})
 	}
-	for i, m := range history {
+	for i := range history {
+		m := &history[i]
 		switch m.Role {
 		case botgw.RoleUser:
-			out = append(out, sdk.UserMessage(m.Text))
+			out = append(out, message{Role: "user", Content: &m.Text})
 		case botgw.RoleEvent:
-			out = append(out, sdk.UserMessage(vendor.EventPrefix+m.Text))
+			out = append(out, prefixed(vendor.EventPrefix, m.Text))
 		case botgw.RoleSummary:
-			out = append(out, sdk.UserMessage(vendor.SummaryPrefix+m.Text))
+			out = append(out, prefixed(vendor.SummaryPrefix, m.Text))
 		case botgw.RoleAssistant:
 			out = append(out, assistant(m)...)
 		default:
@@ -36,25 +80,28 @@ func messages(system string, history []botgw.Message) ([]sdk.ChatCompletionMessa
 	return out, nil
 }
 
-func assistant(m botgw.Message) []sdk.ChatCompletionMessageParamUnion {
+func prefixed(prefix, text string) message {
+	s := prefix + text
+	return message{Role: "user", Content: &s}
+}
+
+func assistant(m *botgw.Message) []message {
 	if len(m.ToolCalls) == 0 {
-		return []sdk.ChatCompletionMessageParamUnion{sdk.AssistantMessage(m.Text)}
+		return []message{{Role: "assistant", Content: &m.Text}}
 	}
-	var a sdk.ChatCompletionAssistantMessageParam
+	a := message{Role: "assistant"}
 	if m.Text != "" {
-		a.Content.OfString = sdk.String(m.Text)
+		a.Content = &m.Text
 	}
-	results := make([]sdk.ChatCompletionMessageParamUnion, 0, len(m.ToolCalls))
+	out := make([]message, 1, 1+len(m.ToolCalls))
 	for _, tc := range m.ToolCalls {
-		a.ToolCalls = append(a.ToolCalls, sdk.ChatCompletionMessageToolCallUnionParam{
-			OfFunction: &sdk.ChatCompletionMessageFunctionToolCallParam{
-				ID:       tc.ID,
-				Function: sdk.ChatCompletionMessageFunctionToolCallFunctionParam{Name: tc.Name, Arguments: tc.Arguments},
-			},
-		})
-		results = append(results, sdk.ToolMessage(toolResult(tc), tc.ID))
+		a.ToolCalls = append(a.ToolCalls, toolCall{ID: tc.ID, Type: "function",
+			Function: functionCall{Name: tc.Name, Arguments: tc.Arguments}})
+		result := toolResult(tc)
+		out = append(out, message{Role: "tool", Content: &result, ToolCallID: tc.ID})
 	}
-	return append([]sdk.ChatCompletionMessageParamUnion{{OfAssistant: &a}}, results...)
+	out[0] = a
+	return out
 }
 
 // toolResult is what the model sees of a call: its result, or
@@ -67,23 +114,23 @@ func toolResult(tc botgw.ToolCall) string {
 	return string(b)
 }
 
+// emptyParameters is the schema of a tool that takes no arguments.
+var emptyParameters = jsontext.Value(`{"type":"object","properties":{}}`)
+
 // tools declares function tools; a tool without parameters takes an empty
 // object.
-func tools(specs []botgw.ToolSpec) ([]sdk.ChatCompletionToolUnionParam, error) {
-	var out []sdk.ChatCompletionToolUnionParam
+func tools(specs []botgw.ToolSpec) ([]tool, error) {
+	var out []tool
 	for _, s := range specs {
-		params := shared.FunctionParameters{"type": "object", "properties": map[string]any{}}
+		params := emptyParameters
 		if len(s.Parameters) > 0 {
-			params = nil
-			if err := json.Unmarshal(s.Parameters, &params); err != nil {
-				return nil, fmt.Errorf("tool %s parameters: %w", s.Name, err)
+			params = jsontext.Value(s.Parameters)
+			if !json.Valid(params) {
+				return nil, fmt.Errorf("tool %s parameters: not valid JSON", s.Name)
 			}
 		}
-		def := shared.FunctionDefinitionParam{Name: s.Name, Parameters: params}
-		if s.Description != "" {
-			def.Description = sdk.String(s.Description)
-		}
-		out = append(out, sdk.ChatCompletionFunctionTool(def))
+		out = append(out, tool{Type: "function",
+			Function: function{Name: s.Name, Description: s.Description, Parameters: params}})
 	}
 	return out, nil
 }

@@ -16,6 +16,8 @@ import (
 	"net/url"
 	"time"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
@@ -57,10 +59,10 @@ type Config struct {
 
 // Provider calls one model. It is safe for concurrent use.
 type Provider struct {
-	id         string
-	cfg        Config
-	official   bool // api.openai.com: max_completion_tokens instead of max_tokens
-	completion sdk.ChatCompletionService
+	id       string
+	cfg      Config
+	official bool // api.openai.com: max_completion_tokens instead of max_tokens
+	client   sdk.Client
 }
 
 // New checks cfg and builds the client. It does no network I/O.
@@ -80,10 +82,10 @@ func New(cfg Config) (*Provider, error) {
 		cfg.Timeout = DefaultTimeout
 	}
 	return &Provider{
-		id:         "openai/" + cfg.Model,
-		cfg:        cfg,
-		official:   u.Hostname() == "api.openai.com",
-		completion: sdk.NewChatCompletionService(clientOptions(cfg, base)...),
+		id:       "openai/" + cfg.Model,
+		cfg:      cfg,
+		official: u.Hostname() == "api.openai.com",
+		client:   sdk.Client{Options: clientOptions(cfg, base)},
 	}, nil
 }
 
@@ -115,63 +117,41 @@ func (p *Provider) ID() string { return p.id }
 // Complete sends one chat completion and returns the first choice. Vendor,
 // transport and timeout errors are *botgw.ProviderError.
 func (p *Provider) Complete(ctx context.Context, req botgw.Request) (botgw.Reply, error) {
-	params, err := p.params(req)
+	body, err := p.body(req)
 	if err != nil {
 		return botgw.Reply{}, fmt.Errorf("%s request: %w", p.id, err)
 	}
-	res, err := p.completion.New(ctx, params)
-	if err != nil {
+	var res []byte
+	if err := p.client.Post(ctx, "chat/completions", body, &res); err != nil {
 		return botgw.Reply{}, p.providerError(ctx, err)
 	}
-	if len(res.Choices) == 0 {
-		return botgw.Reply{}, &botgw.ProviderError{Provider: p.id, Code: "empty_response",
-			Err: errors.New("response has no choices")}
-	}
-	return p.reply(res), nil
+	return p.parseReply(res)
 }
 
-func (p *Provider) params(req botgw.Request) (sdk.ChatCompletionNewParams, error) {
+// requestOpts: text with broken UTF-8 from a platform is sent with
+// replacement characters, as encoding/json would, rather than failing.
+var requestOpts = jsontext.AllowInvalidUTF8(true)
+
+// body encodes the request.
+func (p *Provider) body(req botgw.Request) ([]byte, error) {
 	msgs, err := messages(req.System, req.Messages)
 	if err != nil {
-		return sdk.ChatCompletionNewParams{}, err
+		return nil, err
 	}
 	tls, err := tools(req.Tools)
 	if err != nil {
-		return sdk.ChatCompletionNewParams{}, err
+		return nil, err
 	}
-	params := sdk.ChatCompletionNewParams{Model: p.cfg.Model, Messages: msgs, Tools: tls}
-	if t := p.cfg.Temperature; t != nil {
-		params.Temperature = sdk.Float(*t)
-	}
+	r := request{Model: p.cfg.Model, Messages: msgs, Tools: tls, Temperature: p.cfg.Temperature}
 	if n := int64(p.cfg.MaxTokens); n > 0 && p.official {
-		params.MaxCompletionTokens = sdk.Int(n)
+		r.MaxCompletionTokens = n
 	} else if n > 0 {
 		// Compatible servers document max_tokens only (Ollama, vLLM).
-		params.MaxTokens = sdk.Int(n)
+		r.MaxTokens = n
 	}
-	return params, nil
-}
-
-func (p *Provider) reply(res *sdk.ChatCompletion) botgw.Reply {
-	msg := res.Choices[0].Message
-	r := botgw.Reply{
-		Text:     msg.Content,
-		Provider: p.id,
-		Usage: botgw.Usage{
-			InputTokens:  int(res.Usage.PromptTokens),
-			OutputTokens: int(res.Usage.CompletionTokens),
-		},
+	body, err := jsonv2.Marshal(r, requestOpts)
+	if err != nil {
+		return nil, fmt.Errorf("encode: %w", err)
 	}
-	if r.Text == "" {
-		r.Text = msg.Refusal
-	}
-	for _, tc := range msg.ToolCalls {
-		if tc.Type != "" && tc.Type != "function" {
-			continue // custom tools are never offered
-		}
-		r.ToolCalls = append(r.ToolCalls, botgw.ToolCall{
-			ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments,
-		})
-	}
-	return r
+	return body, nil
 }

@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -16,11 +15,10 @@ func TestOfficialHostUsesMaxCompletionTokens(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		params, err := p.params(botgw.Request{Messages: []botgw.Message{{Role: botgw.RoleUser, Text: "hi"}}})
+		body, err := p.body(botgw.Request{Messages: []botgw.Message{{Role: botgw.RoleUser, Text: "hi"}}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		body, _ := json.Marshal(params)
 		if !strings.Contains(string(body), `"max_completion_tokens":200`) || strings.Contains(string(body), `"max_tokens"`) {
 			t.Errorf("base %q: body %s, want max_completion_tokens only", base, body)
 		}

@@ -5,30 +5,57 @@
 -- adds the mark after this script)
 -- ARGV[1] inbound id ("" skips dedupe), ARGV[2] now (unix ms),
 -- ARGV[3] dedupe window (ms), ARGV[4] inbound JSON, ARGV[5] the mark's
--- due time (unix ms), ARGV[6] the mark's member
+-- due time (unix ms), ARGV[6] the mark's member, ARGV[7] "1" to drop the
+-- ids older than the window from the seen zset (the caller asks for it on
+-- a fraction of appends: the ids are checked by age, so old ones only
+-- take room until then, or until the zset expires with the window)
 -- Returns 1 when stored, 0 for a duplicate.
 --
--- Writes go in an order that leaves nothing half done: a script is not
--- rolled back when a command fails, but Redis refuses a script for memory
--- (noeviction) only at its first write. So the mark goes first (a mark
--- without input is harmless: a worker finds nothing), the input next, and
--- the dedupe record last (a record without input would refuse the
--- platform's retry and lose the message).
-local id = ARGV[1]
-local oldest = tonumber(ARGV[2]) - tonumber(ARGV[3])
+-- Nothing is left half done. Redis refuses a script for memory
+-- (noeviction) only at its first write, and once that passed the others
+-- pass too; the first write is the dedupe record (ZADD NX, which also
+-- tells a new id from a seen one), so a refused script stored nothing. A
+-- record without its input would refuse the platform's retry and lose the
+-- message, so should the mark or the input fail for any other reason the
+-- record is undone before the error is returned (a mark without input is
+-- harmless: a worker finds nothing).
+local id, now = ARGV[1], ARGV[2]
+local oldest = tonumber(now) - tonumber(ARGV[3])
+local previous = false -- the score an id seen before the window had
 if id ~= '' then
-  local seen = redis.call('ZSCORE', KEYS[1], id)
-  if seen and tonumber(seen) >= oldest then
-    return 0
+  if redis.call('ZADD', KEYS[1], 'NX', now, id) == 0 then
+    previous = redis.call('ZSCORE', KEYS[1], id)
+    if tonumber(previous) >= oldest then
+      return 0
+    end
+    redis.call('ZADD', KEYS[1], now, id)
   end
 end
-if KEYS[3] then
-  redis.call('ZADD', KEYS[3], 'NX', ARGV[5], ARGV[6])
+
+-- try runs one write; on failure it undoes the dedupe record and returns
+-- the error to raise.
+local function try(...)
+  local res = redis.pcall(...)
+  if type(res) ~= 'table' or not res.err then
+    return nil
+  end
+  if id ~= '' and previous then
+    redis.call('ZADD', KEYS[1], previous, id)
+  elseif id ~= '' then
+    redis.call('ZREM', KEYS[1], id)
+  end
+  return res
 end
-redis.call('RPUSH', KEYS[2], ARGV[4])
+
+local failed = KEYS[3] and try('ZADD', KEYS[3], 'NX', ARGV[5], ARGV[6])
+failed = failed or try('RPUSH', KEYS[2], ARGV[4])
+if failed then
+  return redis.error_reply(failed.err)
+end
 if id ~= '' then
-  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('(%d', oldest))
-  redis.call('ZADD', KEYS[1], ARGV[2], id)
   redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  if ARGV[7] == '1' then
+    redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('(%d', oldest))
+  end
 end
 return 1

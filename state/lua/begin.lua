@@ -3,25 +3,32 @@
 -- ARGV[1] lease the caller holds ("" for none), ARGV[2] fresh token,
 -- ARGV[3] lease TTL (ms), ARGV[4] max pending entries to return
 -- Returns 0 when another worker holds the lease, else
--- {token, version or "", blob or "", state PTTL, pending, outbox}.
-local held = redis.call('GET', KEYS[1])
+-- {token, version or "", blob or "", expiry, pending, outbox}: expiry is
+-- the state's "e" field (unix ms it expires at, "0" for never) or, for a
+-- state written before that field existed, its PTTL.
+--
+-- One SET NX GET takes a free lease (under the caller's token when it held
+-- one that expired unclaimed) and reads the holder of a taken one. A lease
+-- the caller still holds is not extended here: Finish extends it when it
+-- keeps the chat, and the turn's renewal keeps it alive meanwhile.
 local token = ARGV[1]
-if not held then
-  if token == '' then
-    token = ARGV[2]
-  end
-  redis.call('SET', KEYS[1], token, 'PX', ARGV[3])
-elseif token ~= '' and held == token then
-  redis.call('PEXPIRE', KEYS[1], ARGV[3])
-else
+if token == '' then
+  token = ARGV[2]
+end
+local held = redis.call('SET', KEYS[1], token, 'NX', 'GET', 'PX', ARGV[3])
+if held and (ARGV[1] == '' or held ~= ARGV[1]) then
   return 0
 end
-local st = redis.call('HMGET', KEYS[2], 'v', 'b')
+local st = redis.call('HMGET', KEYS[2], 'v', 'b', 'e')
+local expiry = st[3]
+if st[1] and not expiry then
+  expiry = redis.call('PTTL', KEYS[2])
+end
 return {
   token,
   st[1] or '',
   st[2] or '',
-  redis.call('PTTL', KEYS[2]),
+  expiry or '0',
   redis.call('LRANGE', KEYS[3], 0, tonumber(ARGV[4]) - 1),
   redis.call('LRANGE', KEYS[4], 0, -1),
 }

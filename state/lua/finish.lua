@@ -1,40 +1,98 @@
--- End a worker's hold on a chat, removing the replies it delivered.
--- KEYS[1] lease, KEYS[2] pending list, KEYS[3] outbox list,
--- KEYS[4] the chat's work zset (single node only; on a cluster it is in
--- another slot and the caller handles the mark around this script)
+-- End a worker's hold on a chat, removing the replies it delivered, and
+-- when work remains, read the next turn's snapshot as Begin would.
+-- KEYS[1] lease, KEYS[2] pending list, KEYS[3] outbox list, KEYS[4] state
+-- hash, KEYS[5] the chat's work zset (single node only; on a cluster it is
+-- in another slot and the caller handles the mark around this script)
 -- ARGV[1] lease, ARGV[2] lease TTL (ms), ARGV[3] unix ms at which the work
--- mark becomes due again, ARGV[4] the mark's member, ARGV[5..] ids of
--- delivered outbox entries
--- Returns -1 when the lease moved, 1 when work remains (lease kept and
--- extended, mark re-hidden), 0 when the chat is idle (lease released, mark
--- cleared).
-if #ARGV > 4 then
-  -- Delivered replies go whoever holds the lease now: they reached the
-  -- channel, and leaving them would make the holder send them again.
+-- mark becomes due again, ARGV[4] the mark's member, ARGV[5] max pending
+-- entries to read when work remains (0: read nothing), ARGV[6] n, the
+-- number of delivered outbox entries, ARGV[7..6+n] their ids,
+-- ARGV[7+n..6+2n] the JSON each of them starts with as the gateway writes
+-- it ('{"chat":"<chat>","id":"<id>",')
+-- Returns -1 when the lease moved, 0 when the chat is idle (lease
+-- released, mark cleared), else work remains (lease kept, mark re-hidden)
+-- and it returns 1 (lease extended), or with ARGV[5] > 0
+-- {1, version or "", blob or "", expiry, pending, outbox} as begin.lua.
+
+-- removeDelivered drops the delivered entries. They are the head of the
+-- outbox in order (a turn delivers the leftovers it read, then its own
+-- replies, appended after them), so one LPOP takes them; should the head
+-- be anything else (another worker's record landed first, an entry was
+-- rewritten), the entries go back and are removed one by one by id.
+local function removeDelivered(key, n)
+  local popped = redis.call('LPOP', key, n)
+  if not popped then
+    return
+  end
+  local prefix = true
+  for i = 1, #popped do
+    local want = ARGV[6 + n + i]
+    if #popped ~= n or string.sub(popped[i], 1, #want) ~= want then
+      prefix = false
+      break
+    end
+  end
+  if prefix then
+    return
+  end
+  local back = {}
+  for i = #popped, 1, -1 do
+    back[#back + 1] = popped[i]
+  end
+  redis.call('LPUSH', key, unpack(back))
   local done = {}
-  for i = 5, #ARGV do
+  for i = 7, 6 + n do
     done[ARGV[i]] = true
   end
-  for _, raw in ipairs(redis.call('LRANGE', KEYS[3], 0, -1)) do
+  for _, raw in ipairs(redis.call('LRANGE', key, 0, -1)) do
     local ok, m = pcall(cjson.decode, raw)
     if ok and type(m) == 'table' and done[m.id] then
-      redis.call('LREM', KEYS[3], 1, raw)
+      redis.call('LREM', key, 1, raw)
       done[m.id] = nil
     end
   end
 end
+
+-- Delivered replies go whoever holds the lease now: they reached the
+-- channel, and leaving them would make the holder send them again.
+local n = tonumber(ARGV[6])
+if n > 0 then
+  removeDelivered(KEYS[3], n)
+end
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then
   return -1
 end
-if redis.call('LLEN', KEYS[2]) > 0 or redis.call('LLEN', KEYS[3]) > 0 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  if KEYS[4] then
-    redis.call('ZADD', KEYS[4], ARGV[3], ARGV[4])
+local read = tonumber(ARGV[5])
+local pending, outbox
+local more
+if read > 0 then
+  -- The lists the next turn reads tell whether work remains.
+  pending = redis.call('LRANGE', KEYS[2], 0, read - 1)
+  outbox = redis.call('LRANGE', KEYS[3], 0, -1)
+  more = #pending > 0 or #outbox > 0
+else
+  more = redis.call('LLEN', KEYS[2]) > 0 or redis.call('LLEN', KEYS[3]) > 0
+end
+if not more then
+  redis.call('DEL', KEYS[1])
+  if KEYS[5] then
+    redis.call('ZREM', KEYS[5], ARGV[4])
   end
+  return 0
+end
+if KEYS[5] then
+  redis.call('ZADD', KEYS[5], ARGV[3], ARGV[4])
+end
+if read == 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
   return 1
 end
-redis.call('DEL', KEYS[1])
-if KEYS[4] then
-  redis.call('ZREM', KEYS[4], ARGV[4])
+-- The caller goes on at once with the next turn, whose lease renewal
+-- runs all along: the lease is not extended here.
+-- The rest of begin.lua's read, for the turn that follows.
+local st = redis.call('HMGET', KEYS[4], 'v', 'b', 'e')
+local expiry = st[3]
+if st[1] and not expiry then
+  expiry = redis.call('PTTL', KEYS[4])
 end
-return 0
+return {1, st[1] or '', st[2] or '', expiry or '0', pending, outbox}
