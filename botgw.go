@@ -221,6 +221,11 @@ type Outbound struct {
 	// Sent is how many parts of a split reply the platform already took
 	// (recorded from PlatformError.Sent); Send resumes after them.
 	Sent int `json:"sent,omitempty"`
+	// Held, when set, says why the gateway keeps this reply from the
+	// player: it is settled without a send (a broadcast item that reached
+	// a chat while an operator held it) and, if it has text, kept as a
+	// dead letter for the operator to send later.
+	Held string `json:"held,omitempty"`
 }
 
 // Channel sends to one chat network. Name is stable: it appears in ChatKey

@@ -20,6 +20,10 @@ import (
 // deliverOne sends one reply. It returns nil when the reply is done with
 // (delivered or dead-lettered) and an error when it stays in the outbox.
 func (e *Engine) deliverOne(ctx context.Context, k botgw.ChatKey, m botgw.Outbound, log *slog.Logger) error {
+	if m.Held != "" {
+		e.hold(ctx, k, m, log)
+		return nil
+	}
 	ch, known := e.deps.Channels[k.Channel]
 	if !known {
 		e.deadReply(ctx, k, m, "channel "+k.Channel+" is not configured", 0, log)
@@ -52,6 +56,16 @@ func (e *Engine) deliverOne(ctx context.Context, k botgw.ChatKey, m botgw.Outbou
 	}
 	log.Warn("deliver reply; kept in the outbox for a later attempt", "err", err, "round", n)
 	return err
+}
+
+// hold settles a reply the gateway keeps from the player (Outbound.Held):
+// its broadcast items fail with the reason, and its text, if any, waits in
+// the dead letters for an operator to send.
+func (e *Engine) hold(ctx context.Context, k botgw.ChatKey, m botgw.Outbound, log *slog.Logger) {
+	if m.Text != "" {
+		e.deadReply(ctx, k, m, "held: "+m.Held, 0, log)
+	}
+	e.sent(ctx, m, errors.New("held: "+m.Held))
 }
 
 // deadLetters is where dead letters go; nil when the store keeps none.

@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/botgw/botgw"
@@ -51,8 +53,14 @@ func (e *Engine) applyOperator(v *chatView, b *batch, in botgw.Inbound) {
 			Text: in.Text, At: in.At, Operator: op.Operator})
 		b.out = append(b.out, botgw.Outbound{Chat: v.chat, ID: "op-" + in.ID, Text: in.Text})
 	case botgw.OpRedeliver:
-		if op.Reply != nil {
-			b.out = append(b.out, *op.Reply)
+		if op.Reply != nil { // sent as the operator asks, pause or not
+			r := *op.Reply
+			r.Held = ""
+			if r.Meta[botgw.MetaBroadcast] != "" { // its broadcast item is settled already
+				r.Meta = maps.Clone(r.Meta)
+				delete(r.Meta, botgw.MetaBroadcast)
+			}
+			b.out = append(b.out, r)
 		}
 	}
 }
@@ -69,8 +77,16 @@ func (e *Engine) holdForOperator(env *envelope, b *batch, stats *TurnStats) {
 	b.replies = slices.DeleteFunc(b.replies, func(r string) bool {
 		return r == e.cfg.UnsupportedNotice || r == e.cfg.Limits.CutNotice
 	})
+	if len(b.tags) > 0 { // broadcast events asked for a reply the operator now owes
+		b.out = append(b.out, botgw.Outbound{Chat: b.last.Chat, ID: "held-" + b.last.ID, Held: heldPaused,
+			Meta: map[string]string{botgw.MetaBroadcast: strings.Join(b.tags, " ")}})
+		b.tags = nil
+	}
 	stats.Outcome = "paused"
 }
+
+// heldPaused is why a broadcast item reaching a paused chat is not sent.
+const heldPaused = "the chat was paused by an operator"
 
 // operatorInbound is an operator action ready for a chat's pending list.
 func operatorInbound(k botgw.ChatKey, id string, op botgw.OperatorAction, text string) botgw.Inbound {

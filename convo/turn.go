@@ -124,7 +124,7 @@ func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbou
 				b.event(in)
 			}
 		case botgw.KindSay:
-			b.say(v.env, in)
+			b.say(v.env, in, v.env.paused(e.now()))
 		case botgw.KindOperator:
 			e.applyOperator(v, &b, in)
 		case botgw.KindUnsupported:
@@ -168,14 +168,22 @@ func (b *batch) event(in botgw.Inbound) {
 }
 
 // say stores a verbatim text as the assistant's message (after any user
-// text before it) and queues it for delivery as it is.
-func (b *batch) say(env *envelope, in botgw.Inbound) {
+// text before it) and queues it for delivery as it is. While an operator
+// holds the chat the text is held back instead: not sent, not in the
+// history (the player never saw it), kept as a dead letter.
+func (b *batch) say(env *envelope, in botgw.Inbound, paused bool) {
+	m := botgw.Outbound{Chat: in.Chat, ID: "say-" + in.ID, Text: in.Text, Meta: in.Meta}
+	if paused {
+		m.Held = heldPaused
+		b.out = append(b.out, m)
+		return
+	}
 	if b.user != nil {
 		env.History = append(env.History, *b.user)
 		b.user = nil
 	}
 	env.History = append(env.History, botgw.Message{Role: botgw.RoleAssistant, Text: in.Text, At: in.At})
-	b.out = append(b.out, botgw.Outbound{Chat: in.Chat, ID: "say-" + in.ID, Text: in.Text, Meta: in.Meta})
+	b.out = append(b.out, m)
 }
 
 // replyMeta is the Meta of the input answered plus the broadcast items the
