@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/botgw/botgw/channels/channeltest"
+	"github.com/botgw/botgw/providers/providertest"
 )
 
 // The broadcast suite runs two replicas of the built binary over one real
@@ -24,30 +24,9 @@ import (
 const bcSecret = "broadcast-secret"
 
 // slowLLM is a Chat Completions fake that answers after delay, echoing the
-// last message.
+// last message ("You said: ...").
 func slowLLM(t *testing.T, delay time.Duration) string {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			Messages []struct {
-				Content string `json:"content"`
-			} `json:"messages"`
-		}
-		if json.NewDecoder(r.Body).Decode(&body) != nil || len(body.Messages) == 0 {
-			w.WriteHeader(http.StatusBadRequest)
-			return
-		}
-		select {
-		case <-time.After(delay):
-		case <-r.Context().Done():
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"id":"c","object":"chat.completion","created":1700000000,"model":"gpt-4o-mini",
-"choices":[{"index":0,"message":{"role":"assistant","content":%q,"refusal":null},"logprobs":null,"finish_reason":"stop"}],
-"usage":{"prompt_tokens":12,"completion_tokens":3,"total_tokens":15}}`, "Reply to: "+body.Messages[len(body.Messages)-1].Content)
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL + "/v1"
+	return providertest.NewOpenAI(t, providertest.Delayed(delay, providertest.Echo())).URL + "/v1"
 }
 
 // bcRig is two replicas, the rate-limited Bot API fake and the slow model.
@@ -220,7 +199,7 @@ func TestBroadcastEventWithReplies(t *testing.T) {
 	if p["done"] != float64(n) || p["state"] != "finished" {
 		t.Errorf("final progress %v, want done %d, finished", p, n)
 	}
-	sent := r.perChat("Reply to:")
+	sent := r.perChat("You said:")
 	for i := 5001; i < 5001+n; i++ {
 		if c := sent[fmt.Sprint(i)]; c != 1 {
 			t.Fatalf("chat %d got %d replies, want 1", i, c)
@@ -232,7 +211,7 @@ func TestBroadcastEventWithReplies(t *testing.T) {
 			t.Fatal(err)
 		}
 		if len(v.History) != 2 || v.History[0].Role != "event" || v.History[0].Text != "Round 2 has begun" ||
-			v.History[1].Role != "assistant" || !strings.HasPrefix(v.History[1].Text, "Reply to:") {
+			v.History[1].Role != "assistant" || !strings.HasPrefix(v.History[1].Text, "You said:") {
 			t.Errorf("chat %d history %+v, want the event then the reply", chat, v.History)
 		}
 	}

@@ -5,55 +5,18 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/botgw/botgw/channels/channeltest"
+	"github.com/botgw/botgw/providers/providertest"
 )
 
 // The operator console on the built binary: replicas over one real Redis,
 // Telegram through its webhook and a Bot API fake, the model a recording
 // Chat Completions fake.
-
-// chatMsg is one message of a Chat Completions request.
-type chatMsg struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-}
-
-// recLLM answers "You said: <last message>" and keeps every request.
-type recLLM struct {
-	mu   sync.Mutex
-	reqs [][]chatMsg
-}
-
-func (f *recLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		Messages []chatMsg `json:"messages"`
-	}
-	if json.NewDecoder(r.Body).Decode(&body) != nil || len(body.Messages) == 0 {
-		w.WriteHeader(http.StatusBadRequest)
-		io.WriteString(w, `{"error":{"message":"bad request","type":"invalid_request_error","param":null,"code":null}}`)
-		return
-	}
-	f.mu.Lock()
-	f.reqs = append(f.reqs, body.Messages)
-	f.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	fmt.Fprintf(w, `{"id":"chatcmpl-r","object":"chat.completion","created":1700000000,"model":"gpt-4o-mini",
-"choices":[{"index":0,"message":{"role":"assistant","content":%q,"refusal":null},"logprobs":null,"finish_reason":"stop"}],
-"usage":{"prompt_tokens":12,"completion_tokens":3,"total_tokens":15}}`, "You said: "+body.Messages[len(body.Messages)-1].Content)
-}
-
-func (f *recLLM) requests() [][]chatMsg {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([][]chatMsg(nil), f.reqs...)
-}
 
 // chatNotFound is how Telegram refuses a message to a chat the bot cannot
 // reach (the Bot API fake answers it while refusing).
@@ -62,7 +25,7 @@ var chatNotFound = &channeltest.Reply{Status: http.StatusBadRequest,
 
 // consoleRig is n replicas, the model fake and the Bot API fake.
 type consoleRig struct {
-	llm      *recLLM
+	llm      *providertest.OpenAI
 	api      *channeltest.BotAPI
 	replicas []*replica
 }
@@ -70,13 +33,11 @@ type consoleRig struct {
 func newConsoleRig(t *testing.T, n int) *consoleRig {
 	t.Helper()
 	target := sharedRedis(t)
-	c := &consoleRig{llm: &recLLM{}, api: newBotAPI(t)}
-	llm := httptest.NewServer(c.llm)
-	t.Cleanup(llm.Close)
+	c := &consoleRig{llm: providertest.NewOpenAI(t, providertest.Echo()), api: newBotAPI(t)}
 	prefix := "botgwconsole-" + randomSuffix()
 	t.Cleanup(func() { cleanRedis(t, target.shared, prefix+":*") })
 	for i := range n {
-		cfg := faultConfig(target.keys, prefix, llm.URL+"/v1", "sk-console", c.api.URL)
+		cfg := faultConfig(target.keys, prefix, c.llm.URL+"/v1", "sk-console", c.api.URL)
 		c.replicas = append(c.replicas, startReplica(t, string(rune('a'+i)), cfg))
 	}
 	return c
@@ -139,7 +100,7 @@ func TestConsoleTakeoverAcrossReplicas(t *testing.T) {
 		v, err := adminChat(c.replicas[b].base, chat)
 		return err == nil && v.Pending == 0 && strings.Contains(strings.Join(userLines(v.History), "|"), "stuck at the bridge")
 	})
-	if n := len(c.llm.requests()); n != 1 {
+	if n := len(c.llm.Calls()); n != 1 {
 		t.Fatalf("model calls after the paused-time message: %d, want 1", n)
 	}
 	if code := c.admin(t, a, "POST", chatPath(chat)+"/messages", `{"text":"Sam here: take the left path.","operator":"Sam"}`, nil); code != 202 {
@@ -155,15 +116,15 @@ func TestConsoleTakeoverAcrossReplicas(t *testing.T) {
 	waitUntil(t, 10*time.Second, func() bool { return c.pausedUntil(t, b, chat) == "" })
 	postUpdate(c.replicas[b].base, tgText(chat, 3, "thanks, found it"))
 	waitUntil(t, 15*time.Second, func() bool { return sentTo(c.api, chat) == 3 })
-	reqs := c.llm.requests()
+	reqs := c.llm.Calls()
 	if len(reqs) != 2 {
 		t.Fatalf("model calls: %d, want 2 (none while paused)", len(reqs))
 	}
-	last := reqs[1]
+	last := reqs[1].Body.Messages
 	tail := last[len(last)-3:]
-	if tail[0].Role != "user" || !strings.Contains(tail[0].Content, "stuck at the bridge") ||
-		tail[1].Role != "assistant" || tail[1].Content != "Sam here: take the left path." ||
-		tail[2].Role != "user" || !strings.Contains(tail[2].Content, "thanks, found it") {
+	if tail[0].Role != "user" || !strings.Contains(tail[0].Text(), "stuck at the bridge") ||
+		tail[1].Role != "assistant" || tail[1].Text() != "Sam here: take the left path." ||
+		tail[2].Role != "user" || !strings.Contains(tail[2].Text(), "thanks, found it") {
 		t.Errorf("model's request after resume ends %+v; want the paused-time message, the operator's words, the new message", tail)
 	}
 }

@@ -53,6 +53,18 @@ func Script(script func(n int) Answer) Respond {
 // Always answers every call with a.
 func Always(a Answer) Respond { return Script(func(int) Answer { return a }) }
 
+// Delayed answers like respond after d, as a slow model does; a request
+// the client cancels meanwhile gets no answer.
+func Delayed(d time.Duration, respond Respond) Respond {
+	return func(n int, w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(d):
+			respond(n, w, r)
+		case <-r.Context().Done():
+		}
+	}
+}
+
 // Server is a fake model API serving POST on one path; other requests get
 // notFound. It records every call.
 type Server[Req any] struct {
