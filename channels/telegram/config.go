@@ -40,8 +40,8 @@ type Config struct {
 	Burst int `yaml:"burst"`
 	// BotRatePerSecond is the most messages a second the bot sends to all
 	// its chats together, shared by every replica (default 30, Telegram's
-	// broadcast limit, or RatePerSecond and Burst if the per-chat rate is
-	// higher); sends are spaced evenly.
+	// broadcast limit; unset with a per-chat rate above 30, no bot-wide
+	// limit); sends are spaced evenly.
 	BotRatePerSecond float64 `yaml:"bot_rate_per_second"`
 	// GroupRatePerMinute is the most messages a minute to one group
 	// (default 20, Telegram's limit), spaced evenly.
@@ -123,18 +123,18 @@ func (c Config) burst() int {
 	return c.Burst
 }
 
-// botLimit is the bot-wide limit: bot_rate_per_second, else 30 a second but
-// never below the per-chat limit (a rate_per_second raised for a private Bot
-// API server or a load test raises the bot-wide default, rate and burst, with
-// it: 1,000 chats answered at once are not queued behind a burst of 2).
-func (c Config) botLimit() (rate float64, burst int) {
+// botLimit is the bot-wide limit: bot_rate_per_second, else 30 a second.
+// ok is false when there is none: a rate_per_second raised above 30 with
+// bot_rate_per_second unset says Telegram's public limits do not apply (a
+// private Bot API server, a load test), so no bot-wide queue is kept.
+func (c Config) botLimit() (rate float64, burst int, ok bool) {
 	switch {
 	case c.BotRatePerSecond != 0:
-		return c.BotRatePerSecond, botBurst
+		return c.BotRatePerSecond, botBurst, true
 	case c.rate() <= defaultBotRate:
-		return defaultBotRate, botBurst
+		return defaultBotRate, botBurst, true
 	}
-	return c.rate(), max(botBurst, c.burst())
+	return 0, 0, false
 }
 
 func orDefault(v, def float64) float64 {

@@ -24,8 +24,10 @@ func (a *adapter) rules(t target) []pace.Rule {
 		rules = append(rules, pace.Rule{Key: fmt.Sprintf("%s:group:%d", s, t.chat),
 			Limit: pace.PerMinute(orDefault(a.cfg.GroupRatePerMinute, defaultGroupRate), 1)})
 	}
-	rate, burst := a.cfg.botLimit()
-	return append(rules, pace.Rule{Key: s + ":bot", Limit: pace.PerSecond(rate, burst)})
+	if rate, burst, ok := a.cfg.botLimit(); ok {
+		rules = append(rules, pace.Rule{Key: s + ":bot", Limit: pace.PerSecond(rate, burst)})
+	}
+	return rules
 }
 
 // paced waits for t's slots (and out any hold of the bot).

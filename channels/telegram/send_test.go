@@ -162,25 +162,29 @@ func TestSendIsPacedPerBotAndGroup(t *testing.T) {
 }
 
 // Without bot_rate_per_second the bot-wide limit is 30 a second, unless
-// rate_per_second is higher (a private Bot API server, a load test): then
-// the bot-wide default rises with it (rate and burst) instead of capping it.
-func TestBotRateDefaultFollowsARaisedChatRate(t *testing.T) {
+// rate_per_second is raised above it (a private Bot API server, a load
+// test): then there is no bot-wide limit, so 1,000 chats answered at once
+// each get their reply at once, not one a millisecond.
+func TestBotRateDefaultIsOffWithARaisedChatRate(t *testing.T) {
 	for _, tc := range []struct {
 		cfg      Config
-		min, max time.Duration // time waited for 60 messages to 60 chats
+		n        int           // messages, one per chat
+		min, max time.Duration // time waited for them
 	}{
-		{Config{}, 1900 * time.Millisecond, time.Hour},   // 30/s
-		{Config{RatePerSecond: 1000, Burst: 1000}, 0, 0}, // 1000/s, bursts of 1000
+		{Config{}, 60, 1900 * time.Millisecond, time.Hour},                                          // 30/s
+		{Config{RatePerSecond: 1000, Burst: 1000}, 1200, 0, 0},                                      // no bot-wide limit
+		{Config{RatePerSecond: 1000, BotRatePerSecond: 100}, 60, 500 * time.Millisecond, time.Hour}, // set: kept
 	} {
 		ta := newTestAdapter(t, tc.cfg, "")
 		start := ta.clock.Now()
-		for i := range 60 {
+		for i := range tc.n {
 			if err := ta.ch.Send(t.Context(), botgw.Outbound{Chat: botgw.ChatKey{Channel: Name, ID: fmt.Sprint(100 + i)}, ID: "r", Text: "hi"}); err != nil {
 				t.Fatal(err)
 			}
 		}
 		if got := ta.clock.Now().Sub(start); got < tc.min || got > tc.max {
-			t.Errorf("rate_per_second %v: 60 messages to 60 chats took %v, want %v..%v", tc.cfg.RatePerSecond, got, tc.min, tc.max)
+			t.Errorf("rate_per_second %v, bot_rate_per_second %v: %d messages to %d chats took %v, want %v..%v",
+				tc.cfg.RatePerSecond, tc.cfg.BotRatePerSecond, tc.n, tc.n, got, tc.min, tc.max)
 		}
 	}
 }
