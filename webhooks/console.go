@@ -41,6 +41,18 @@ type Console interface {
 // maxOperatorText caps what an operator may send in one message.
 const maxOperatorText = 8000
 
+// checkOperatorText is 400 naming `text` unless it holds 1 to
+// maxOperatorText characters.
+func checkOperatorText(text string) error {
+	switch {
+	case strings.TrimSpace(text) == "":
+		return echo.NewHTTPError(http.StatusBadRequest, "text: required")
+	case utf8.RuneCountInString(text) > maxOperatorText:
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("text: longer than %d characters", maxOperatorText))
+	}
+	return nil
+}
+
 func (a *Admin) mountConsole(g *echo.Group) {
 	if a.console == nil {
 		return
@@ -150,11 +162,10 @@ func (a *Admin) message(c echo.Context) error {
 	if err := readBody(c, &body); err != nil {
 		return err
 	}
+	if err := checkOperatorText(body.Text); err != nil {
+		return err
+	}
 	switch {
-	case strings.TrimSpace(body.Text) == "":
-		return echo.NewHTTPError(http.StatusBadRequest, "text: required")
-	case utf8.RuneCountInString(body.Text) > maxOperatorText:
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("text: longer than %d characters", maxOperatorText))
 	case strings.TrimSpace(body.Operator) == "":
 		return echo.NewHTTPError(http.StatusBadRequest, "operator: required (the name the history records)")
 	case len(body.Operator) > 100:
@@ -181,12 +192,10 @@ func (a *Admin) injectEvent(c echo.Context) error {
 	if err := readBody(c, &body); err != nil {
 		return err
 	}
-	switch {
-	case strings.TrimSpace(body.Text) == "":
-		return echo.NewHTTPError(http.StatusBadRequest, "text: required")
-	case utf8.RuneCountInString(body.Text) > maxOperatorText:
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("text: longer than %d characters", maxOperatorText))
-	case len(body.Key) > 64:
+	if err := checkOperatorText(body.Text); err != nil {
+		return err
+	}
+	if len(body.Key) > 64 {
 		return echo.NewHTTPError(http.StatusBadRequest, "key: longer than 64 characters")
 	}
 	ev := botgw.Event{Text: body.Text, Key: body.Key, Respond: body.Respond}
