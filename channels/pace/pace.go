@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/botgw/botgw/channels"
 	"github.com/go-redis/redis_rate/v10"
 	"github.com/redis/go-redis/v9"
 )
@@ -56,19 +57,7 @@ type Clock interface {
 
 type realClock struct{}
 
-func (realClock) Sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+func (realClock) Sleep(ctx context.Context, d time.Duration) error { return channels.Sleep(ctx, d) }
 
 // Pacer grants send slots under shared limits. Safe for concurrent use.
 type Pacer struct {

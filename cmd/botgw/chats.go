@@ -34,13 +34,9 @@ func cmdChats(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err != nil {
 		return err
 	}
-	if cfg.Redis.URL == "" && len(cfg.Redis.Addrs) == 0 {
-		return errors.New("redis.url is empty: the gateway's embedded Redis lives inside its process; use the admin API (/v1/admin) or set redis.url")
-	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	st, err := state.Open(ctx, cfg.Redis, state.Options{}, log)
+	st, log, err := openCLIStore(ctx, cfg, "/v1/admin", stderr)
 	if err != nil {
-		return fmt.Errorf("open store: %w", err)
+		return err
 	}
 	defer st.Close()
 	op := &convo.Operator{Store: st, Trail: convo.NewAuditLog(st.AuditStream()), StateTTL: cfg.State.TTL, Log: log}
@@ -169,4 +165,20 @@ func (c chatsCmd) importChat(ctx context.Context, k botgw.ChatKey, in io.Reader)
 	}
 	fmt.Fprintf(c.out, "imported %s\n", k)
 	return nil
+}
+
+// openCLIStore opens the store for a command-line operator command, which
+// needs the gateway's own Redis: the embedded one lives inside the gateway's
+// process, so the admin API (route) is the way in then.
+// It returns the store and the command's logger (warnings to stderr).
+func openCLIStore(ctx context.Context, cfg Config, route string, stderr io.Writer) (*state.Store, *slog.Logger, error) {
+	if cfg.Redis.URL == "" && len(cfg.Redis.Addrs) == 0 {
+		return nil, nil, fmt.Errorf("redis.url is empty: the gateway's embedded Redis lives inside its process; use the admin API (%s) or set redis.url", route)
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	st, err := state.Open(ctx, cfg.Redis, cfg.storeOptions(), log)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open store: %w", err)
+	}
+	return st, log, nil
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"strings"
 	"time"
 
@@ -35,13 +34,9 @@ func cmdDeadLetters(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	if cfg.Redis.URL == "" && len(cfg.Redis.Addrs) == 0 {
-		return errors.New("redis.url is empty: the gateway's embedded Redis lives inside its process; use the admin API (/v1/admin/dead-letters) or set redis.url")
-	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	st, err := state.Open(ctx, cfg.Redis, cfg.storeOptions(), log)
+	st, log, err := openCLIStore(ctx, cfg, "/v1/admin/dead-letters", stderr)
 	if err != nil {
-		return fmt.Errorf("open store: %w", err)
+		return err
 	}
 	defer st.Close()
 	op := &convo.Operator{Store: st, Trail: convo.NewAuditLog(st.AuditStream()), Log: log}
