@@ -95,12 +95,9 @@ func (a *Admin) chatParam(c echo.Context) (botgw.ChatKey, error) {
 }
 
 func (a *Admin) list(c echo.Context) error {
-	n, err := strconv.Atoi(c.QueryParam("limit"))
-	if c.QueryParam("limit") == "" {
-		n, err = 50, nil
-	}
-	if err != nil || n < 1 || n > 1000 {
-		return echo.NewHTTPError(http.StatusBadRequest, "limit: want 1 to 1000")
+	n, err := limitParam(c)
+	if err != nil {
+		return err
 	}
 	if a.console != nil {
 		return a.chatList(c, n)
@@ -189,4 +186,18 @@ func (a *Admin) audit(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, v)
+}
+
+// limitParam reads a page size from ?limit= (default 50), 400 naming
+// `limit` unless it is 1 to 1000.
+func limitParam(c echo.Context) (int, error) {
+	raw := c.QueryParam("limit")
+	if raw == "" {
+		return 50, nil
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < 1 || n > 1000 {
+		return 0, echo.NewHTTPError(http.StatusBadRequest, "limit: want 1 to 1000")
+	}
+	return n, nil
 }

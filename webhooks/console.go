@@ -206,12 +206,9 @@ func (a *Admin) injectEvent(c echo.Context) error {
 }
 
 func (a *Admin) deadLetters(c echo.Context) error {
-	n, err := strconv.Atoi(c.QueryParam("limit"))
-	if c.QueryParam("limit") == "" {
-		n, err = 50, nil
-	}
-	if err != nil || n < 1 || n > 1000 {
-		return echo.NewHTTPError(http.StatusBadRequest, "limit: want 1 to 1000")
+	n, err := limitParam(c)
+	if err != nil {
+		return err
 	}
 	cursor := c.QueryParam("cursor")
 	if cursor != "" && !validDeadLetterID(cursor) {
