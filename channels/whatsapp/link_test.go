@@ -63,19 +63,7 @@ func TestLinkGivesUpOnSilentNetwork(t *testing.T) {
 		}
 	}()
 	cfg := linkConfig(t, "http://"+l.Addr().String())
-	c, err := openStore(context.Background(), cfg, discardLog())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	dev, err := c.GetFirstDevice(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cli, err := newClient(dev, cfg, discardLog())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cli := testClient(t, cfg)
 	err = link(context.Background(), cli, "", io.Discard, 300*time.Millisecond)
 	if !errors.Is(err, errConnectTimeout) || !strings.Contains(err.Error(), "no answer from WhatsApp") {
 		t.Fatalf("link = %v, want the connect timeout", err)
@@ -172,4 +160,24 @@ func TestLinkFlows(t *testing.T) {
 			}
 		})
 	}
+}
+
+// testClient opens cfg's device store (closed when the test ends) and
+// builds the whatsmeow client the adapter would use on its first device.
+func testClient(t *testing.T, cfg Config) *whatsmeow.Client {
+	t.Helper()
+	c, err := openStore(context.Background(), cfg, discardLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	dev, err := c.GetFirstDevice(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli, err := newClient(dev, cfg, discardLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cli
 }

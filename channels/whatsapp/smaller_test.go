@@ -173,19 +173,7 @@ func increment(db *sql.DB) error {
 // and keeps whatsmeow's reconnects off (the adapter owns them).
 func TestClientRerequestsUndecryptableFromPhone(t *testing.T) {
 	cfg := Config{Store: "sqlite://" + t.TempDir() + "/wa.db"}
-	c, err := openStore(context.Background(), cfg, discardLog())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	dev, err := c.GetFirstDevice(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cli, err := newClient(dev, cfg, discardLog())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cli := testClient(t, cfg)
 	if !cli.AutomaticMessageRerequestFromPhone || cli.EnableAutoReconnect {
 		t.Errorf("AutomaticMessageRerequestFromPhone=%v EnableAutoReconnect=%v, want true, false",
 			cli.AutomaticMessageRerequestFromPhone, cli.EnableAutoReconnect)
