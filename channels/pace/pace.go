@@ -49,14 +49,17 @@ type Rule struct {
 	Limit Limit
 }
 
-// Clock sleeps; tests replace it with a fake.
+// Clock tells the time and sleeps; tests replace it with a fake.
 type Clock interface {
+	// Now is the current time.
+	Now() time.Time
 	// Sleep waits d or until ctx ends (then it returns ctx's error).
 	Sleep(ctx context.Context, d time.Duration) error
 }
 
 type realClock struct{}
 
+func (realClock) Now() time.Time                                   { return time.Now() }
 func (realClock) Sleep(ctx context.Context, d time.Duration) error { return channels.Sleep(ctx, d) }
 
 // Pacer grants send slots under shared limits. Safe for concurrent use.
@@ -69,6 +72,7 @@ type Pacer struct {
 
 	mu    sync.Mutex
 	gates map[string][]*waiter // per key, oldest first; a goroutine serves each
+	holds map[string]heldScope // per scope, what Redis said last
 }
 
 // waiter is one Wait queued at a key.
@@ -86,7 +90,7 @@ func New(rdb redis.UniversalClient, prefix string, log *slog.Logger) *Pacer {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Pacer{rdb: rdb, lim: redis_rate.NewLimiter(rdb), prefix: prefix, clock: realClock{},
-		log: log, gates: map[string][]*waiter{}}
+		log: log, gates: map[string][]*waiter{}, holds: map[string]heldScope{}}
 }
 
 // WithClock makes the pacer sleep on c (tests).

@@ -60,6 +60,38 @@ func TestHoldStopsTheScope(t *testing.T) {
 	}
 }
 
+// A replica reads a scope's hold from Redis at most once a quarter second,
+// so sends cost no call for it, and sees another replica's hold within that.
+func TestHoldOfAnotherReplicaIsSeenWithinTheRecheck(t *testing.T) {
+	a, c := pacetest.New(t)
+	b := c.Replica(t)
+	rule := pace.Rule{Key: "chat:1", Limit: pace.PerSecond(1000, 1000)}
+	wait := func() time.Duration {
+		start := c.Now()
+		if err := b.Wait(t.Context(), []string{"bot"}, rule); err != nil {
+			t.Fatal(err)
+		}
+		return c.Now().Sub(start)
+	}
+	wait()
+	before := c.Commands()
+	for range 10 {
+		wait()
+	}
+	if n := c.Commands() - before; n > 10*4 { // redis_rate: EVALSHA and its script's TIME, GET, SET
+		t.Errorf("10 sends cost %d Redis commands, want the limit's only (≤ 40), not a hold read each", n)
+	}
+	if err := a.Hold(t.Context(), "bot", 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Sleep(t.Context(), 250*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if waited := wait(); waited < 4*time.Second {
+		t.Errorf("a send a quarter second after another replica's 5s hold waited %v", waited)
+	}
+}
+
 func TestParseRange(t *testing.T) {
 	r, err := pace.ParseRange("1s..8s")
 	if err != nil || r != (pace.Range{time.Second, 8 * time.Second}) {

@@ -62,5 +62,17 @@ func New(t testing.TB) (*pace.Pacer, *Clock) {
 	return pace.New(rdb, "test", nil).WithClock(c), c
 }
 
+// Replica returns another pacer on c's embedded Redis and clock: a second
+// replica of the gateway.
+func (c *Clock) Replica(t testing.TB) *pace.Pacer {
+	t.Helper()
+	rdb := redis.NewClient(&redis.Options{Addr: c.m.Addr()})
+	t.Cleanup(func() { rdb.Close() })
+	return pace.New(rdb, "test", nil).WithClock(c)
+}
+
+// Commands is how many commands the embedded Redis has served.
+func (c *Clock) Commands() int { return c.m.CommandCount() }
+
 // ClockOf is the fake clock of a pacer made by New.
 func ClockOf(p *pace.Pacer) *Clock { return p.Clock().(*Clock) }
