@@ -6,10 +6,11 @@ import (
 )
 
 // maxIdlePerHost is how many idle connections a platform client keeps to
-// its API host: about as many as turns deliver at once (the engine's
-// default concurrency), so a busy gateway reuses its TLS connections
-// instead of opening one per reply (net/http's default keeps 2).
-const maxIdlePerHost = 64
+// its API host: about as many as turns may deliver at once when a slow
+// model's turns end together, so a busy gateway reuses its TLS connections
+// instead of opening one per reply (net/http's default keeps 2). Idle
+// connections close after net/http's 90 s.
+const maxIdlePerHost = 256
 
 // HTTPClient is the client for a platform's Web API: net/http's default
 // transport (proxy from the environment, HTTP/2, dial and TLS timeouts)

@@ -46,11 +46,14 @@ func RetryAfter(h http.Header) time.Duration {
 }
 
 // maxIdlePerHost is how many idle connections a provider client keeps to
-// the model's host: about as many as turns run at once (the engine's
-// default concurrency). It matters for HTTP/1.1 servers (Ollama, vLLM, a
-// local proxy), where net/http's default of 2 would make most calls open a
-// new connection; HTTP/2 hosts multiplex over one anyway.
-const maxIdlePerHost = 64
+// the model's host: as many as calls may be in flight at once
+// (provider.max_concurrency's default), since a slow model holds one
+// connection per call and a burst of turns ending together would otherwise
+// close all but a few, and the next burst dial them again. It matters for
+// HTTP/1.1 servers (Ollama, vLLM, a local proxy), where net/http's default
+// of 2 would make most calls open a new connection; HTTP/2 hosts multiplex
+// over one anyway. Idle connections close after net/http's 90 s.
+const maxIdlePerHost = 1024
 
 // Observer hears of every HTTP attempt to a model API: its status (0 for
 // a transport error or timeout) and whether it was one of the SDK's
