@@ -1,6 +1,9 @@
 package channels
 
 import (
+	"bytes"
+	"fmt"
+	"io"
 	"net/http"
 	"time"
 )
@@ -20,5 +23,28 @@ func HTTPClient(timeout time.Duration) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = maxIdlePerHost
 	t.MaxIdleConns = 2 * maxIdlePerHost
-	return &http.Client{Transport: t, Timeout: timeout}
+	return &http.Client{Transport: sizedBody{t}, Timeout: timeout}
+}
+
+// sizedBody sends a request body of unknown length (go-telegram/bot streams
+// its multipart form through a pipe) with its length: net/http would
+// otherwise probe it from another goroutine and send it chunked, in several
+// writes. Platform requests are small (a message of at most a few KB; files
+// are not sent), so buffering costs little.
+type sizedBody struct{ next http.RoundTripper }
+
+func (s sizedBody) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body == nil || req.Body == http.NoBody || req.ContentLength != 0 {
+		return s.next.RoundTrip(req)
+	}
+	body, err := io.ReadAll(req.Body)
+	req.Body.Close()
+	if err != nil {
+		return nil, fmt.Errorf("read request body: %w", err)
+	}
+	sized := *req // RoundTrip must not change the caller's request
+	sized.ContentLength = int64(len(body))
+	sized.Body = io.NopCloser(bytes.NewReader(body))
+	sized.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	return s.next.RoundTrip(&sized)
 }

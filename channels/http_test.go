@@ -9,13 +9,15 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/go-telegram/bot"
 )
 
 // A gateway delivering many replies at once must reuse its connections to
 // the platform's API (each new one is a TCP and TLS handshake), not keep
 // two and open the rest again on every burst as net/http's default does.
 func TestPlatformClientReusesConnectionsAcrossBursts(t *testing.T) {
-	const burst = 20
+	const burst = 200
 	var opened atomic.Int64
 	release := make(chan struct{})
 	var inFlight sync.WaitGroup
@@ -54,5 +56,73 @@ func TestPlatformClientReusesConnectionsAcrossBursts(t *testing.T) {
 	}
 	if n := opened.Load(); n > burst {
 		t.Errorf("3 bursts of %d requests opened %d connections, want at most %d (reused)", burst, n, burst)
+	}
+}
+
+const sendMessageOK = `{"ok":true,"result":{"message_id":1,"date":1,"chat":{"id":1,"type":"private"},"text":"hi"}}`
+
+// go-telegram/bot streams its multipart form through a pipe; the platform
+// client sends it with its length, in one piece, not chunked.
+func TestStreamedBodyGoesWithItsLength(t *testing.T) {
+	type seen struct {
+		length   int64
+		chunked  bool
+		chat     string
+		text     string
+		readBody int
+	}
+	got := make(chan seen, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s := seen{length: r.ContentLength, chunked: len(r.TransferEncoding) > 0}
+		if err := r.ParseMultipartForm(1 << 20); err != nil {
+			t.Errorf("multipart form: %v", err)
+		}
+		s.chat, s.text = r.FormValue("chat_id"), r.FormValue("text")
+		got <- s
+		io.WriteString(w, sendMessageOK)
+	}))
+	defer srv.Close()
+	b, err := bot.New("1:x", bot.WithServerURL(srv.URL), bot.WithHTTPClient(10*time.Second, HTTPClient(10*time.Second)), bot.WithSkipGetMe())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.SendMessage(t.Context(), &bot.SendMessageParams{ChatID: 42, Text: "+50 points"}); err != nil {
+		t.Fatal(err)
+	}
+	s := <-got
+	if s.chunked || s.length <= 0 {
+		t.Errorf("request went with Content-Length %d, chunked %v; want its length, not chunked", s.length, s.chunked)
+	}
+	if s.chat != "42" || s.text != "+50 points" {
+		t.Errorf("form carried chat_id %q, text %q", s.chat, s.text)
+	}
+}
+
+// BenchmarkTelegramSendMessage is one go-telegram/bot sendMessage round
+// trip to a local server through the platform client ("streamed": the same
+// without sending the body with its length).
+func BenchmarkTelegramSendMessage(b *testing.B) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		io.WriteString(w, sendMessageOK)
+	}))
+	defer srv.Close()
+	for _, name := range []string{"sized", "streamed"} {
+		b.Run(name, func(b *testing.B) {
+			c := HTTPClient(10 * time.Second)
+			if name == "streamed" {
+				c.Transport = c.Transport.(sizedBody).next
+			}
+			tg, err := bot.New("1:x", bot.WithServerURL(srv.URL), bot.WithHTTPClient(10*time.Second, c), bot.WithSkipGetMe())
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := tg.SendMessage(b.Context(), &bot.SendMessageParams{ChatID: 1, Text: "You are at Harrogate Theatre: +50 points."}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

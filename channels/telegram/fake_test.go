@@ -35,7 +35,7 @@ type testAdapter struct {
 	clock  *pacetest.Clock // the send limits' fake clock
 }
 
-func newTestAdapter(t *testing.T, cfg Config, publicURL string) *testAdapter {
+func newTestAdapter(t testing.TB, cfg Config, publicURL string) *testAdapter {
 	t.Helper()
 	api := channeltest.NewBotAPI(t, testToken, testBot)
 	cfg.Token, cfg.APIURL = testToken, api.URL
