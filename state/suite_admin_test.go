@@ -12,18 +12,20 @@ import (
 
 func testTTLSlides(t *testing.T, h *harness) {
 	k := chat("ttl")
-	const ttl = time.Second
+	// On real Redis advance sleeps: each step leaves 0.8 s to spare for a
+	// slow, loaded machine between a commit and the check after it.
+	const ttl, step = 2 * time.Second, 1200 * time.Millisecond
 	snap := mustBegin(t, h, k, "")
 	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Blob: []byte("v1"), TTL: ttl})
-	h.advance(600 * time.Millisecond)
+	h.advance(step)
 	again := mustBegin(t, h, k, "")
 	if again.TTL <= 0 || again.TTL > ttl {
-		t.Fatalf("TTL after 600ms = %v, want in (0, %v]", again.TTL, ttl)
+		t.Fatalf("TTL after %v = %v, want in (0, %v]", step, again.TTL, ttl)
 	}
 	mustCommit(t, h, k, botgw.Commit{Lease: again.Lease, Version: 1, Blob: []byte("v2"), TTL: ttl})
-	h.advance(600 * time.Millisecond) // past the first commit's expiry
+	h.advance(step) // past the first commit's expiry
 	if info, err := h.s.Info(t.Context(), k); err != nil || string(info.Blob) != "v2" {
-		t.Fatalf("Info 1.2s after the first commit = %+v, %v; want v2 (the second commit slid the TTL)", info, err)
+		t.Fatalf("Info %v after the first commit = %+v, %v; want v2 (the second commit slid the TTL)", 2*step, info, err)
 	}
 	h.advance(ttl)
 	if _, err := h.s.Info(t.Context(), k); !errors.Is(err, botgw.ErrNotFound) {
