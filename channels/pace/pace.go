@@ -126,6 +126,9 @@ func (p *Pacer) Wait(ctx context.Context, holds []string, rules ...Rule) error {
 }
 
 // acquire queues at r's key and waits for the key's server to grant a slot.
+// A waiter that finds no queue serves itself: most sends meet no other
+// waiter at their key (one chat's replies go one at a time), and so cost
+// no goroutine.
 func (p *Pacer) acquire(ctx context.Context, r Rule, holds []string) error {
 	w := &waiter{ctx: ctx, limit: r.Limit, holds: holds, done: make(chan error, 1)}
 	p.mu.Lock()
@@ -133,7 +136,11 @@ func (p *Pacer) acquire(ctx context.Context, r Rule, holds []string) error {
 	p.gates[r.Key] = append(q, w)
 	p.mu.Unlock()
 	if !serving {
-		go p.serve(r.Key)
+		err := p.take(ctx, r.Key, w.limit, w.holds)
+		if p.next(r.Key) {
+			go p.serve(r.Key)
+		}
+		return err
 	}
 	select {
 	case err := <-w.done:
@@ -147,23 +154,31 @@ func (p *Pacer) acquire(ctx context.Context, r Rule, holds []string) error {
 func (p *Pacer) serve(key string) {
 	for {
 		p.mu.Lock()
-		q := p.gates[key]
-		if len(q) == 0 {
-			delete(p.gates, key)
-			p.mu.Unlock()
-			return
-		}
-		w := q[0]
+		w := p.gates[key][0]
 		p.mu.Unlock()
 		var err error
 		if w.ctx.Err() == nil {
 			err = p.take(w.ctx, key, w.limit, w.holds)
 		}
-		p.mu.Lock()
-		p.gates[key] = p.gates[key][1:]
-		p.mu.Unlock()
 		w.done <- err
+		if !p.next(key) {
+			return
+		}
 	}
+}
+
+// next drops the served head of key's queue and reports whether a waiter
+// is left; when none is, the queue is gone and the next waiter serves.
+func (p *Pacer) next(key string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	q := p.gates[key][1:]
+	if len(q) == 0 {
+		delete(p.gates, key)
+		return false
+	}
+	p.gates[key] = q
+	return true
 }
 
 // take asks Redis for one slot of key until it is granted.

@@ -35,6 +35,26 @@ func TestWaitPacesAfterTheBurst(t *testing.T) {
 	}
 }
 
+// Waiters at one key queue behind one server: five sends at once at 1/s
+// with no burst take four seconds, each wait once, not one poll each.
+func TestWaitersAtOneKeyQueue(t *testing.T) {
+	p, c := pacetest.New(t)
+	start := c.Now()
+	rule := pace.Rule{Key: "bot", Limit: pace.PerSecond(1, 1)}
+	var wg sync.WaitGroup
+	for range 5 {
+		wg.Go(func() {
+			if err := p.Wait(t.Context(), nil, rule); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if got := c.Now().Sub(start); got < 4*time.Second || got > 4100*time.Millisecond {
+		t.Errorf("5 sends at once at 1/s took %v of fake time (waits %v), want 4s", got, c.Slept())
+	}
+}
+
 // A hold stops sends of its scope until it ends; other scopes go on.
 func TestHoldStopsTheScope(t *testing.T) {
 	p, c := pacetest.New(t)
