@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -252,12 +253,19 @@ func (e *Engine) reap(k botgw.ChatKey) {
 
 // Run polls the store for chats whose work was orphaned (a replica died, or
 // input arrived at another replica that is gone) until ctx ends or Close.
+//
+// Each wait is PollInterval ± 25 %, at random. A claim hides a chat for the
+// visibility timeout, so with fixed ticks a replica whose ticks divide it
+// polls again the moment the chat is due and wins every claim: one that
+// cannot serve the chat (its lease lost under a stuck turn) would starve
+// the others of it until its turn ended.
 func (e *Engine) Run(ctx context.Context) error {
 	defer close(e.done)
-	t := time.NewTicker(e.cfg.PollInterval)
+	t := time.NewTimer(e.cfg.PollInterval)
 	defer t.Stop()
 	for {
 		e.pollDue(ctx)
+		t.Reset(jitter(e.cfg.PollInterval))
 		select {
 		case <-ctx.Done():
 			return nil
@@ -266,6 +274,11 @@ func (e *Engine) Run(ctx context.Context) error {
 		case <-t.C:
 		}
 	}
+}
+
+// jitter is d ± 25 %, uniformly.
+func jitter(d time.Duration) time.Duration {
+	return d*3/4 + rand.N(d/2+1)
 }
 
 func (e *Engine) pollDue(ctx context.Context) {
