@@ -1,6 +1,7 @@
 package state
 
 import (
+	"os"
 	"testing"
 	"time"
 
@@ -12,6 +13,13 @@ func TestDeadLettersMiniredis(t *testing.T) { runDeadLetters(t, miniHarness) }
 func TestDeadLettersRedis(t *testing.T) {
 	redisURL(t)
 	runDeadLetters(t, realHarness)
+}
+
+func TestDeadLettersRedisCluster(t *testing.T) {
+	if os.Getenv("BOTGW_TEST_REDIS_CLUSTER_URL") == "" {
+		t.Skip("BOTGW_TEST_REDIS_CLUSTER_URL not set: skipping Redis Cluster test")
+	}
+	runDeadLetters(t, clusterHarness)
 }
 
 func runDeadLetters(t *testing.T, newH newHarness) {

@@ -51,6 +51,8 @@ func runSuite(t *testing.T, newH newHarness) {
 		{"CorruptEntriesDropped", testCorruptEntriesDropped},
 		{"BadChatKey", testBadChatKey},
 		{"ScriptCacheFlushed", testScriptCacheFlushed},
+		{"ChatIndex", testChatIndex},
+		{"Broadcasts", testBroadcasts},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
