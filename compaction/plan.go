@@ -1,7 +1,6 @@
 package compaction
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/botgw/botgw"
@@ -172,7 +171,7 @@ func (pt *part) summary() botgw.Message {
 // changed.
 func (p *plan) output(h []botgw.Message) []botgw.Message {
 	if !p.changed {
-		return slices.Clip(h)
+		return h
 	}
 	b := builder{c: p.c, out: make([]botgw.Message, 0, len(h))}
 	for i := range p.parts {
