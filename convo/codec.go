@@ -181,6 +181,7 @@ func decode(blob []byte, accept []string) (*envelope, error) {
 		return nil, &DropError{dropCorrupt, err}
 	}
 	var e envelope // its strings are copies: raw is reused once decode returns
+	presize(&e, *raw)
 	if err := json.Unmarshal(*raw, &e, jsonOpts); err != nil {
 		return nil, &DropError{dropCorrupt, err}
 	}
@@ -191,6 +192,16 @@ func decode(blob []byte, accept []string) (*envelope, error) {
 		return nil, &DropError{dropProvider, fmt.Errorf("written by %s, now %v", e.Provider, accept)}
 	}
 	return &e, nil
+}
+
+// presize allocates e's history and records at their size before raw is
+// decoded into e (the decoder fills a slice's capacity before it grows it):
+// every message has one "role" key, every record one "outcome" key, and
+// neither can occur inside a JSON string, where quotes are escaped. The
+// history has room for the turn's question and answer.
+func presize(e *envelope, raw []byte) {
+	e.History = make([]botgw.Message, 0, bytes.Count(raw, []byte(`"role":`))+2)
+	e.Records = make([]turnRecord, 0, bytes.Count(raw, []byte(`"outcome":`))+1)
 }
 
 // Decoded is a chat's state as operators and exports see it.
