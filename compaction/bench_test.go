@@ -50,6 +50,28 @@ func BenchmarkCompact(b *testing.B) {
 			}
 		})
 	}
+	// The common turn: a history of the load harness's size (10 exchanges
+	// of a question and a 470-byte answer) well under the budget.
+	short := history20()
+	b.Run("token_budget=4000/o200k/under", func(b *testing.B) {
+		c := TokenBudget(4000, o200k)
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := c.Compact(context.Background(), short); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// history20 is 10 exchanges of a user's question and an assistant's answer.
+func history20() []botgw.Message {
+	var h []botgw.Message
+	for i := range 10 {
+		h = append(h, user(fmt.Sprintf("Message %d: I'm at the clock tower, where is the next clue?", i)),
+			assistant(strings.Repeat("Head north past the fountain, then look for the blue door. ", 8)))
+	}
+	return h
 }
 
 // text1KB is 1 KiB of English-like text.

@@ -34,9 +34,10 @@ type part struct {
 	pins  []botgw.Message // the pinned events among an exchange's msgs
 	cost  int             // of msgs
 	// pinCost is the cost of pins; residue is an exchange's tool summary
-	// (see summary) and residueCost its cost.
+	// (see summary) and residueCost its cost. residue is a pointer: most
+	// parts never have one, and a history has a part per exchange.
 	pinCost     int
-	residue     botgw.Message
+	residue     *botgw.Message
 	residueCost int
 }
 

@@ -1,7 +1,6 @@
 package compaction
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/botgw/botgw"
@@ -162,19 +161,19 @@ func (p *plan) summarise(pt *part) {
 // summary is the tool summary of a summarised exchange, made once when first
 // needed.
 func (pt *part) summary() botgw.Message {
-	if pt.residue.Role == "" {
-		pt.residue = botgw.Message{Role: botgw.RoleSummary, Text: toolSummary(pt.msgs), At: pt.msgs[0].At}
+	if pt.residue == nil {
+		pt.residue = &botgw.Message{Role: botgw.RoleSummary, Text: toolSummary(pt.msgs), At: pt.msgs[0].At}
 	}
-	return pt.residue
+	return *pt.residue
 }
 
 // output assembles what the plan kept, in order; h itself when nothing
 // changed.
 func (p *plan) output(h []botgw.Message) []botgw.Message {
 	if !p.changed {
-		return slices.Clip(h)
+		return h
 	}
-	b := builder{c: p.c, out: make([]botgw.Message, 0, len(h))}
+	b := builder{c: p.c, out: make([]botgw.Message, 0, p.kept())}
 	for i := range p.parts {
 		pt := &p.parts[i]
 		switch {
@@ -189,6 +188,24 @@ func (p *plan) output(h []botgw.Message) []botgw.Message {
 	}
 	b.flush()
 	return b.out
+}
+
+// kept is how many messages output writes at most: summaries merged into
+// one are counted apart.
+func (p *plan) kept() int {
+	n := 0
+	for i := range p.parts {
+		pt := &p.parts[i]
+		switch pt.state {
+		case kept:
+			n += len(pt.msgs)
+		case summarised:
+			n += 1 + len(pt.pins)
+		default:
+			n += len(pt.pins)
+		}
+	}
+	return n
 }
 
 // builder appends messages, merging consecutive tool summaries into one.

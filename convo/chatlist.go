@@ -37,11 +37,31 @@ func previewOf(m botgw.Message) string {
 	case m.Role == botgw.RoleUser:
 		who = "player"
 	}
-	text := strings.Join(strings.Fields(m.Text), " ")
+	text := squash(m.Text)
 	if utf8.RuneCountInString(text) > previewRunes {
 		text = string([]rune(text)[:previewRunes]) + "…"
 	}
 	return who + ": " + text
+}
+
+// squash joins the words of text by single spaces, stopping once it has
+// more than previewRunes: the preview is cut there anyway, and a long reply
+// is not split into words whole on every commit.
+func squash(text string) string {
+	var b strings.Builder
+	b.Grow(min(len(text), previewRunes+previewRunes/4))
+	n := 0
+	for w := range strings.FieldsSeq(text) {
+		if n > 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		if n += utf8.RuneCountInString(w); n > previewRunes {
+			break
+		}
+	}
+	return b.String()
 }
 
 // Chats lists chats newest activity first, filtered and paged by q, from

@@ -1,6 +1,7 @@
 package convo
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"slices"
@@ -128,14 +129,41 @@ func codecs() (*zstd.Encoder, *zstd.Decoder) {
 // from a platform is kept rather than failing the turn.
 var jsonOpts = json.JoinOptions(jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true))
 
+// Every turn decodes and encodes its chat's state; the uncompressed JSON
+// and the compressed output are scratch, used within the call, so their
+// buffers are pooled: jsonBuffers for the JSON encoder, which writes into a
+// bytes.Buffer in place, zstdBuffers for zstd's append-style calls. A
+// buffer past maxPooled (a rare huge state) is left to the collector.
+var (
+	jsonBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+	zstdBuffers = sync.Pool{New: func() any { return new([]byte) }}
+)
+
+const maxPooled = 1 << 20
+
 // encode serialises an envelope for the store.
 func encode(e *envelope) ([]byte, error) {
-	raw, err := json.Marshal(e, jsonOpts)
-	if err != nil {
+	raw := jsonBuffers.Get().(*bytes.Buffer)
+	defer func() {
+		if raw.Cap() <= maxPooled {
+			raw.Reset()
+			jsonBuffers.Put(raw)
+		}
+	}()
+	if err := json.MarshalWrite(raw, e, jsonOpts); err != nil {
 		return nil, fmt.Errorf("encode state: %w", err)
 	}
 	enc, _ := codecs()
-	return enc.EncodeAll(raw, make([]byte, 0, len(raw)/3)), nil
+	zipped := zstdBuffers.Get().(*[]byte)
+	defer putZstd(zipped)
+	*zipped = enc.EncodeAll(raw.Bytes(), (*zipped)[:0])
+	return bytes.Clone(*zipped), nil // the blob outlives the call: exactly its size
+}
+
+func putZstd(b *[]byte) {
+	if cap(*b) <= maxPooled {
+		zstdBuffers.Put(b)
+	}
 }
 
 // decode reads a stored blob. accept lists the provider ids whose state this
@@ -146,12 +174,15 @@ func decode(blob []byte, accept []string) (*envelope, error) {
 		return nil, nil
 	}
 	_, dec := codecs()
-	raw, err := dec.DecodeAll(blob, nil)
-	if err != nil {
+	raw := zstdBuffers.Get().(*[]byte)
+	defer putZstd(raw)
+	var err error
+	if *raw, err = dec.DecodeAll(blob, (*raw)[:0]); err != nil {
 		return nil, &DropError{dropCorrupt, err}
 	}
-	var e envelope
-	if err := json.Unmarshal(raw, &e, jsonOpts); err != nil {
+	var e envelope // its strings are copies: raw is reused once decode returns
+	presize(&e, *raw)
+	if err := json.Unmarshal(*raw, &e, jsonOpts); err != nil {
 		return nil, &DropError{dropCorrupt, err}
 	}
 	if e.V != formatVersion {
@@ -161,6 +192,16 @@ func decode(blob []byte, accept []string) (*envelope, error) {
 		return nil, &DropError{dropProvider, fmt.Errorf("written by %s, now %v", e.Provider, accept)}
 	}
 	return &e, nil
+}
+
+// presize allocates e's history and records at their size before raw is
+// decoded into e (the decoder fills a slice's capacity before it grows it):
+// every message has one "role" key, every record one "outcome" key, and
+// neither can occur inside a JSON string, where quotes are escaped. The
+// history has room for the turn's question and answer.
+func presize(e *envelope, raw []byte) {
+	e.History = make([]botgw.Message, 0, bytes.Count(raw, []byte(`"role":`))+2)
+	e.Records = make([]turnRecord, 0, bytes.Count(raw, []byte(`"outcome":`))+1)
 }
 
 // Decoded is a chat's state as operators and exports see it.

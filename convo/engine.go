@@ -96,7 +96,8 @@ type Deps struct {
 	Store     botgw.Store
 	Provider  botgw.Provider
 	Compactor botgw.Compactor // nil: history is sent whole
-	// Count counts a history's tokens for the compaction record; nil: a
+	// Count counts a history's tokens for the compaction record: the sum
+	// of its messages' counts, so parts may be counted apart; nil: a
 	// characters/4 estimate.
 	Count    func([]botgw.Message) int
 	Channels map[string]botgw.Channel

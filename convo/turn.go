@@ -236,9 +236,9 @@ func (e *Engine) answer(ctx context.Context, k botgw.ChatKey, env *envelope, b b
 	if notice, over := e.overDailyLimit(env, b, stats); over {
 		return notice
 	}
-	history := env.History
+	history := env.History // the turn owns env: appending in place copies nothing
 	if b.user != nil {
-		history = append(slices.Clip(history), *b.user)
+		history = append(history, *b.user)
 	}
 	history = e.compact(ctx, env, history, stats, log)
 	if t, ok := e.deps.Channels[k.Channel].(botgw.Typer); ok {
@@ -264,8 +264,8 @@ func (e *Engine) answer(ctx context.Context, k botgw.ChatKey, env *envelope, b b
 	}
 	env.Provider = res.provider
 	env.addRecord(rec)
-	env.Hint = botgw.UsageHint{Reported: res.firstInput,
-		Estimated: e.deps.Count(append([]botgw.Message{{Role: botgw.RoleUser, Text: e.cfg.SystemPrompt}}, history...))}
+	system := []botgw.Message{{Role: botgw.RoleUser, Text: e.cfg.SystemPrompt}}
+	env.Hint = botgw.UsageHint{Reported: res.firstInput, Estimated: e.deps.Count(system) + e.deps.Count(history)}
 	return res.text
 }
 

@@ -116,6 +116,9 @@ func quoteLines(s string) string { return "> " + strings.ReplaceAll(s, "\n", "\n
 // and its entities decoded. Sent without a parse mode, it is the same
 // message unformatted.
 func TelegramText(s string) string {
+	if !strings.ContainsAny(s, "<&") {
+		return s // nothing to remove or decode: most text, every separator
+	}
 	var b strings.Builder
 	for s != "" {
 		i := strings.IndexByte(s, '<')

@@ -1,6 +1,7 @@
 package markup
 
 import (
+	"bytes"
 	"net/url"
 	"strings"
 	"unicode"
@@ -17,7 +18,7 @@ type inl struct{ bold, italic, strike bool }
 // inlineUnits renders the inline content of block n as units: each word of
 // plain text is one, each link, code span or emphasis another.
 func (r *renderer) inlineUnits(n ast.Node, s inl) []unit {
-	var out []unit
+	out := make([]unit, 0, r.unitsHint(n))
 	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
 		switch c := c.(type) {
 		case *ast.Text:
@@ -29,6 +30,18 @@ func (r *renderer) inlineUnits(n ast.Node, s inl) []unit {
 		}
 	}
 	return out
+}
+
+// unitsHint guesses how many units the inline content of block n makes, a
+// word per space in its source, so that their slice is allocated once.
+func (r *renderer) unitsHint(n ast.Node) int {
+	k := 1
+	lines := n.Lines()
+	for i := range lines.Len() {
+		seg := lines.At(i)
+		k += bytes.Count(seg.Value(r.src), []byte(" ")) + 1
+	}
+	return k
 }
 
 // words appends text cut after each run of white space, escaped.

@@ -97,6 +97,11 @@ func (d Dialect) render(l *leaf, units []unit, first bool) string {
 		s = prefix + d.st.pre(l.lang, strings.Join(raw, "\n"))
 	} else {
 		var b strings.Builder
+		n := 0
+		for _, u := range units {
+			n += len(u.out)
+		}
+		b.Grow(n)
 		for _, u := range units {
 			b.WriteString(u.out)
 		}

@@ -19,8 +19,8 @@ func (d Dialect) pack(leaves []*leaf) []string {
 	p := &packer{d: d}
 	for _, l := range leaves {
 		whole := d.render(l, l.units, true)
-		if d.fits(whole) {
-			p.add(l.f.sep, whole)
+		if n := d.Len(whole); d.Limit <= 0 || n <= d.Limit {
+			p.add(l.f.sep, whole, n)
 			continue
 		}
 		for i, piece := range d.cut(l) {
@@ -28,7 +28,7 @@ func (d Dialect) pack(leaves []*leaf) []string {
 			if i > 0 {
 				sep = "\n"
 			}
-			p.add(sep, piece)
+			p.add(sep, piece, d.Len(piece))
 		}
 	}
 	p.flush()
@@ -37,12 +37,12 @@ func (d Dialect) pack(leaves []*leaf) []string {
 
 func (d Dialect) fits(s string) bool { return d.Limit <= 0 || d.Len(s) <= d.Limit }
 
-// add appends s to the current message after sep, or starts a new one.
-func (p *packer) add(sep, s string) {
+// add appends s, of length n, to the current message after sep, or starts
+// a new one.
+func (p *packer) add(sep, s string, n int) {
 	if strings.TrimSpace(s) == "" {
 		return
 	}
-	n := p.d.Len(s)
 	if p.cur != "" {
 		if m := p.n + p.d.Len(sep) + n; p.d.Limit <= 0 || m <= p.d.Limit {
 			p.cur, p.n = p.cur+sep+s, m

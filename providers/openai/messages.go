@@ -72,7 +72,7 @@ func messages(system string, history []botgw.Message) ([]message, error) {
 		case botgw.RoleSummary:
 			out = append(out, prefixed(vendor.SummaryPrefix, m.Text))
 		case botgw.RoleAssistant:
-			out = append(out, assistant(m)...)
+			out = appendAssistant(out, m)
 		default:
 			return nil, fmt.Errorf("message %d: unknown role %q", i, m.Role)
 		}
@@ -85,22 +85,25 @@ func prefixed(prefix, text string) message {
 	return message{Role: "user", Content: &s}
 }
 
-func assistant(m *botgw.Message) []message {
+// appendAssistant appends an assistant message: with tool calls, the
+// assistant's tool-call message and then one "tool" message per call.
+func appendAssistant(out []message, m *botgw.Message) []message {
 	if len(m.ToolCalls) == 0 {
-		return []message{{Role: "assistant", Content: &m.Text}}
+		return append(out, message{Role: "assistant", Content: &m.Text})
 	}
-	a := message{Role: "assistant"}
+	a := message{Role: "assistant", ToolCalls: make([]toolCall, 0, len(m.ToolCalls))}
 	if m.Text != "" {
 		a.Content = &m.Text
 	}
-	out := make([]message, 1, 1+len(m.ToolCalls))
 	for _, tc := range m.ToolCalls {
 		a.ToolCalls = append(a.ToolCalls, toolCall{ID: tc.ID, Type: "function",
 			Function: functionCall{Name: tc.Name, Arguments: tc.Arguments}})
+	}
+	out = append(out, a)
+	for _, tc := range m.ToolCalls {
 		result := toolResult(tc)
 		out = append(out, message{Role: "tool", Content: &result, ToolCallID: tc.ID})
 	}
-	out[0] = a
 	return out
 }
 
