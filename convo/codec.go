@@ -116,7 +116,10 @@ var (
 
 func codecs() (*zstd.Encoder, *zstd.Decoder) {
 	encOnce.Do(func() {
-		encoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+		// One encoder per CPU (concurrency 0 = GOMAXPROCS): EncodeAll
+		// holds one for the whole call, so with fewer, commits of
+		// different chats would queue for it.
+		encoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(0))
 		decoder, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(64<<20))
 	})
 	return encoder, decoder
