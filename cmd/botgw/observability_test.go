@@ -43,6 +43,9 @@ func TestMetricsCountTurnsInboundAndRejectedRequests(t *testing.T) {
 	if status, _ := postJSON(t, base+"/v1/events", `{"chat":"web:m","text":"x"}`, "Authorization", "Bearer wrong"); status != 401 {
 		t.Fatalf("bad event auth: %d, want 401", status)
 	}
+	// The web reply reaches its request before the engine records the
+	// turn's delivery: wait for the turn to settle.
+	quiesced(t, base, `botgw_turn_stage_seconds_count{stage="delivery"} 2`)
 	body := scrape(t, base)
 	for _, want := range []string{
 		`botgw_turns_total{channel="web",outcome="ok"} 2`,
@@ -170,6 +173,9 @@ func TestMetricsShowProviderRetries(t *testing.T) {
 	if _, v := postJSON(t, base+"/v1/chat", `{"chat":"web:r","text":"hello"}`); v["reply"] != "You said: hello" {
 		t.Fatalf("reply = %v, want the answer after the retry", v)
 	}
+	// The web reply reaches its request before the engine records the
+	// turn's delivery: wait for the turn to settle.
+	quiesced(t, base, `botgw_turn_stage_seconds_count{stage="delivery"} 2`)
 	body := scrape(t, base)
 	for _, want := range []string{
 		`botgw_provider_requests_total{provider="openai/gpt-4o-mini",status="500"} 1`,
