@@ -175,7 +175,7 @@ func TestMetricsShowProviderRetries(t *testing.T) {
 	}
 	// The web reply reaches its request before the engine records the
 	// turn's delivery: wait for the turn to settle.
-	quiesced(t, base, `botgw_turn_stage_seconds_count{stage="delivery"} 2`)
+	quiesced(t, base, `botgw_turn_stage_seconds_count{stage="delivery"} 1`)
 	body := scrape(t, base)
 	for _, want := range []string{
 		`botgw_provider_requests_total{provider="openai/gpt-4o-mini",status="500"} 1`,
