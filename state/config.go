@@ -1,6 +1,7 @@
 package state
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net"
@@ -102,6 +103,14 @@ func (c Config) validateURL() error {
 	return err
 }
 
+// defaultPoolSize is how many connections a replica keeps to each Redis
+// node unless the URL's pool_size says otherwise. A round trip holds its
+// connection until the goroutine that sent it is scheduled to read the
+// answer, which on a busy replica running thousands of chats takes far
+// longer than Redis takes to answer; go-redis's default (10 per CPU) then
+// makes turns queue for a connection while Redis idles.
+const defaultPoolSize = 100
+
 // client builds the go-redis client for a validated, non-embedded Config.
 func (c Config) client() (redis.UniversalClient, error) {
 	switch {
@@ -110,15 +119,17 @@ func (c Config) client() (redis.UniversalClient, error) {
 		if err != nil {
 			return nil, fmt.Errorf("redis.url: %w", err)
 		}
+		o.PoolSize = cmp.Or(o.PoolSize, defaultPoolSize)
 		return redis.NewClusterClient(o), nil
 	case c.URL != "":
 		o, err := redis.ParseURL(c.URL)
 		if err != nil {
 			return nil, fmt.Errorf("redis.url: %w", err)
 		}
+		o.PoolSize = cmp.Or(o.PoolSize, defaultPoolSize)
 		return redis.NewClient(o), nil
 	default:
-		return redis.NewUniversalClient(&redis.UniversalOptions{Addrs: c.Addrs, IsClusterMode: c.Cluster}), nil
+		return redis.NewUniversalClient(&redis.UniversalOptions{Addrs: c.Addrs, IsClusterMode: c.Cluster, PoolSize: defaultPoolSize}), nil
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/botgw/botgw"
 )
 
@@ -118,5 +120,32 @@ func TestConfigValidate(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A replica keeps defaultPoolSize connections to Redis unless the URL's
+// pool_size asks for another number.
+func TestPoolSizeFromURL(t *testing.T) {
+	for url, want := range map[string]int{
+		"redis://127.0.0.1:1/0":             defaultPoolSize,
+		"redis://127.0.0.1:1/0?pool_size=7": 7,
+		"redis://127.0.0.1:1?pool_size=9":   9,
+	} {
+		c, err := Config{URL: url}.client()
+		if err != nil {
+			t.Fatalf("%s: %v", url, err)
+		}
+		if got := c.(*redis.Client).Options().PoolSize; got != want {
+			t.Errorf("%s: pool size %d, want %d", url, got, want)
+		}
+		c.Close()
+	}
+	c, err := Config{URL: "redis://127.0.0.1:1?pool_size=5", Cluster: true}.client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if got := c.(*redis.ClusterClient).Options().PoolSize; got != 5 {
+		t.Errorf("cluster pool size %d, want 5", got)
 	}
 }
