@@ -55,6 +55,11 @@ func RetryAfter(h http.Header) time.Duration {
 // over one anyway. Idle connections close after net/http's 90 s.
 const maxIdlePerHost = 1024
 
+// writeBuffer holds a whole model request of a chat with some history
+// (the system prompt, tools and the kept exchanges: several KB), so it goes
+// to the socket in one write; net/http's 4 KB default splits most of them.
+const writeBuffer = 32 << 10
+
 // Observer hears of every HTTP attempt to a model API: its status (0 for
 // a transport error or timeout) and whether it was one of the SDK's
 // retries. It runs inline and must be fast.
@@ -76,6 +81,7 @@ func HTTPClient(observe Observer, attempt time.Duration) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = maxIdlePerHost
 	t.MaxIdleConns = 2 * maxIdlePerHost
+	t.WriteBufferSize = writeBuffer
 	var rt http.RoundTripper = t
 	if observe != nil {
 		rt = observed{next: rt, observe: observe}

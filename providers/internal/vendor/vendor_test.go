@@ -1,11 +1,15 @@
 package vendor
 
 import (
+	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httptrace"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -65,5 +69,44 @@ func TestBurstOfCallsKeepsItsConnections(t *testing.T) {
 	wg.Wait()
 	if n := len(closed); n > 0 {
 		t.Errorf("%d of %d connections were closed after the burst (%v), to be dialled again", n, calls, <-closed)
+	}
+}
+
+// countingConn counts the writes its connection makes.
+type countingConn struct {
+	net.Conn
+	writes *atomic.Int32
+}
+
+func (c countingConn) Write(p []byte) (int, error) {
+	c.writes.Add(1)
+	return c.Conn.Write(p)
+}
+
+// A model request of a chat with some history goes to the socket in one
+// write, headers and body together.
+func TestRequestGoesInOneWrite(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		io.WriteString(w, "{}")
+	}))
+	defer srv.Close()
+	client := HTTPClient(nil, 0)
+	tr := client.Transport.(*http.Transport)
+	var writes atomic.Int32
+	dial := tr.DialContext
+	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		return countingConn{c, &writes}, err
+	}
+	body := strings.Repeat(`{"role":"user","content":"I'm at stop 4 by the clock tower, where is the next clue?"},`, 200) // ~16 KB
+	resp, err := client.Post(srv.URL, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if n := writes.Load(); n != 1 {
+		t.Errorf("a %d-byte request took %d writes, want 1", len(body), n)
 	}
 }
