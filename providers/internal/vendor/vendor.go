@@ -82,7 +82,7 @@ func HTTPClient(observe Observer, attempt time.Duration) *http.Client {
 	t.MaxIdleConnsPerHost = maxIdlePerHost
 	t.MaxIdleConns = 2 * maxIdlePerHost
 	t.WriteBufferSize = writeBuffer
-	var rt http.RoundTripper = t
+	var rt http.RoundTripper = replayedBody{next: t}
 	if observe != nil {
 		rt = observed{next: rt, observe: observe}
 	}
@@ -90,6 +90,27 @@ func HTTPClient(observe Observer, attempt time.Duration) *http.Client {
 		rt = attemptTimeout{next: rt, d: attempt}
 	}
 	return &http.Client{Transport: rt}
+}
+
+// replayedBody sends a fresh copy of a request body the SDK can replay
+// (GetBody) instead of the body it wrapped for its own bookkeeping:
+// net/http sends a body it knows to be in memory together with the
+// headers, in one write, but flushes the headers first and copies any
+// other body after them through a buffer of its size.
+type replayedBody struct{ next http.RoundTripper }
+
+func (t replayedBody) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.GetBody == nil || r.Body == nil || r.Body == http.NoBody {
+		return t.next.RoundTrip(r)
+	}
+	body, err := r.GetBody()
+	if err != nil {
+		return t.next.RoundTrip(r)
+	}
+	r.Body.Close() // a RoundTripper closes the body it was given
+	fresh := *r    // and changes nothing else of the caller's request
+	fresh.Body = body
+	return t.next.RoundTrip(&fresh)
 }
 
 // attemptTimeout ends one HTTP attempt, body included, after d.
