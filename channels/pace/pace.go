@@ -71,7 +71,7 @@ type Pacer struct {
 	log    *slog.Logger
 
 	mu    sync.Mutex
-	gates map[string][]*waiter // per key, oldest first; a goroutine serves each
+	gates map[string][]*waiter // per key, oldest first; its head is being served
 	holds map[string]heldScope // per scope, what Redis said last
 }
 
