@@ -101,6 +101,17 @@ func TestMessageIsSentVerbatimAndStoredAsTheAssistants(t *testing.T) {
 	if err != nil || len(d.History) != 1 || d.History[0].Role != botgw.RoleAssistant || d.History[0].Text != "Final round in **10** minutes" {
 		t.Errorf("history %+v (%v), want the message as the assistant's", d.History, err)
 	}
+	// Finishing sets the state, then takes the id off the running list (a
+	// key in another cluster slot): wait for both before posting again.
+	running := func() bool {
+		ids, err := r.st.Broadcasts().Running(ctx)
+		return err != nil || slices.Contains(ids, "b1")
+	}
+	for deadline := time.Now().Add(5 * time.Second); running(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("a finished broadcast stayed on the running list for 5s")
+		}
+	}
 	if total, err := r.runner.Create(ctx, "b1", chats(5), "again", botgw.Event{}); err != nil || total != 5 {
 		t.Fatalf("re-POST: %d, %v", total, err)
 	}

@@ -26,6 +26,7 @@ type Progress struct {
 
 // Create stores a broadcast and wakes the runner (webhooks.Broadcasts).
 func (r *Runner) Create(ctx context.Context, id string, chats []string, message string, ev botgw.Event) (int, error) {
+	r.init() // Create may come before Run has started
 	created, total, err := r.Store.Create(ctx, state.Broadcast{ID: id, Chats: chats, Message: message, Event: ev})
 	if err != nil {
 		return 0, err
