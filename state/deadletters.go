@@ -23,9 +23,11 @@ var (
 	deadLetterSrc string
 	//go:embed lua/takedead.lua
 	takeDeadSrc string
+	//go:embed lua/forgetdead.lua
+	forgetDeadSrc string // the forget function both scripts call
 
-	deadLetterScript = redis.NewScript(deadLetterSrc)
-	takeDeadScript   = redis.NewScript(takeDeadSrc)
+	deadLetterScript = redis.NewScript(forgetDeadSrc + deadLetterSrc)
+	takeDeadScript   = redis.NewScript(forgetDeadSrc + takeDeadSrc)
 )
 
 // Dead letters live in three keys sharing the hash tag {deadletters}, so

@@ -4,20 +4,7 @@
 -- ARGV[1] cutoff id: ids below it are past retention
 -- ARGV[2] new id ("" only trims), ARGV[3] its JSON, ARGV[4] its count field
 -- Returns the number of entries dropped for age.
-local function forget(id)
-  local raw = redis.call('HGET', KEYS[2], id)
-  if raw then
-    local ok, d = pcall(cjson.decode, raw)
-    if ok and type(d) == 'table' then
-      local f = string.match(tostring(d.chat or ''), '^[^:]*') .. '|' .. tostring(d.kind or '')
-      if tonumber(redis.call('HINCRBY', KEYS[3], f, -1)) <= 0 then
-        redis.call('HDEL', KEYS[3], f)
-      end
-    end
-    redis.call('HDEL', KEYS[2], id)
-  end
-  redis.call('ZREM', KEYS[1], id)
-end
+-- forget: forgetdead.lua, prepended.
 local old = redis.call('ZRANGEBYLEX', KEYS[1], '-', '(' .. ARGV[1], 'LIMIT', 0, 1000)
 for _, id in ipairs(old) do
   forget(id)
