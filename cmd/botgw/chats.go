@@ -34,12 +34,11 @@ func cmdChats(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err != nil {
 		return err
 	}
-	st, log, err := openCLIStore(ctx, cfg, "/v1/admin", stderr)
+	op, st, err := openCLIOperator(ctx, cfg, "/v1/admin", stderr)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	op := &convo.Operator{Store: st, Trail: convo.NewAuditLog(st.AuditStream()), StateTTL: cfg.State.TTL, Log: log}
 	c := chatsCmd{op: op, out: stdout, json: f.json}
 	if pos[0] == "list" {
 		return c.list(ctx, *cursor, *limit)
@@ -167,11 +166,12 @@ func (c chatsCmd) importChat(ctx context.Context, k botgw.ChatKey, in io.Reader)
 	return nil
 }
 
-// openCLIStore opens the store for a command-line operator command, which
-// needs the gateway's own Redis: the embedded one lives inside the gateway's
-// process, so the admin API (route) is the way in then.
-// It returns the store and the command's logger (warnings to stderr).
-func openCLIStore(ctx context.Context, cfg Config, route string, stderr io.Writer) (*state.Store, *slog.Logger, error) {
+// openCLIOperator opens the store for a command-line operator command and
+// the operator view the chats and dead-letters commands act through; the
+// caller closes the store. The command needs the gateway's own Redis: the
+// embedded one lives inside the gateway's process, so the admin API (route)
+// is the way in then. Warnings go to stderr.
+func openCLIOperator(ctx context.Context, cfg Config, route string, stderr io.Writer) (*convo.Operator, *state.Store, error) {
 	if cfg.Redis.URL == "" && len(cfg.Redis.Addrs) == 0 {
 		return nil, nil, fmt.Errorf("redis.url is empty: the gateway's embedded Redis lives inside its process; use the admin API (%s) or set redis.url", route)
 	}
@@ -180,5 +180,6 @@ func openCLIStore(ctx context.Context, cfg Config, route string, stderr io.Write
 	if err != nil {
 		return nil, nil, fmt.Errorf("open store: %w", err)
 	}
-	return st, log, nil
+	op := &convo.Operator{Store: st, Trail: convo.NewAuditLog(st.AuditStream()), StateTTL: cfg.State.TTL, Log: log}
+	return op, st, nil
 }

@@ -34,12 +34,11 @@ func cmdDeadLetters(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	st, log, err := openCLIStore(ctx, cfg, "/v1/admin/dead-letters", stderr)
+	op, st, err := openCLIOperator(ctx, cfg, "/v1/admin/dead-letters", stderr)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	op := &convo.Operator{Store: st, Trail: convo.NewAuditLog(st.AuditStream()), Log: log}
 	switch pos[0] {
 	case "list":
 		return listDeadLetters(ctx, op, stdout, *cursor, *limit, f.json)
