@@ -138,8 +138,8 @@ func (r *rig) say(t *testing.T, k botgw.ChatKey, id, text string) {
 	}
 }
 
-// history decodes the stored conversation of k.
-func history(t *testing.T, st botgw.Store, k botgw.ChatKey) []botgw.Message {
+// decoded reads and decodes the stored state of k.
+func decoded(t *testing.T, st botgw.Store, k botgw.ChatKey) *Decoded {
 	t.Helper()
 	info, err := st.Info(context.Background(), k)
 	if err != nil {
@@ -149,7 +149,13 @@ func history(t *testing.T, st botgw.Store, k botgw.ChatKey) []botgw.Message {
 	if err != nil {
 		t.Fatalf("decode %s: %v", k, err)
 	}
-	return d.History
+	return d
+}
+
+// history decodes the stored conversation of k.
+func history(t *testing.T, st botgw.Store, k botgw.ChatKey) []botgw.Message {
+	t.Helper()
+	return decoded(t, st, k).History
 }
 
 func userTexts(h []botgw.Message) []string {

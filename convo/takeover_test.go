@@ -25,19 +25,6 @@ func awaitCond(t *testing.T, timeout time.Duration, what string, cond func() boo
 	}
 }
 
-func decoded(t *testing.T, st botgw.Store, k botgw.ChatKey) *Decoded {
-	t.Helper()
-	info, err := st.Info(context.Background(), k)
-	if err != nil {
-		t.Fatalf("info %s: %v", k, err)
-	}
-	d, err := Decode(info.Blob)
-	if err != nil {
-		t.Fatalf("decode %s: %v", k, err)
-	}
-	return d
-}
-
 func hasText(h []botgw.Message, role botgw.Role, text string) bool {
 	return slices.ContainsFunc(h, func(m botgw.Message) bool { return m.Role == role && strings.Contains(m.Text, text) })
 }
