@@ -153,19 +153,7 @@ func putBlob(t *testing.T, st botgw.Store, k botgw.ChatKey, blob []byte) {
 
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	waitForWithin(t, 5*time.Second, cond)
-}
-
-// waitForWithin is waitFor with a deadline of d.
-func waitForWithin(t *testing.T, d time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("condition not met within %v", d)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	awaitCond(t, 5*time.Second, "the condition", cond)
 }
 
 // standby is a channel whose session another replica holds.

@@ -30,7 +30,7 @@ func TestExpiredLeaseRefusesTheStaleCommit(t *testing.T) {
 	// Both replicas race for the chat's claim every visibility timeout
 	// (0.5 s); the stale one, still running its turn, wins about half of
 	// them, so the other may need a few rounds.
-	waitForWithin(t, 15*time.Second, func() bool { return len(next.Requests()) == 1 }) // took the expired lease
+	awaitCond(t, 15*time.Second, "the other replica to take the expired lease", func() bool { return len(next.Requests()) == 1 })
 	releaseSlow()
 	waitFor(t, func() bool {
 		return strings.Contains(stale.logs.String(), `msg="commit turn"`) &&

@@ -149,7 +149,7 @@ func TestSplitReplyProgressSurvivesTheReplica(t *testing.T) {
 	a.say(t, testChat, "1", "hello")
 	// Four attempts with backoff (0.5–0.75 s, 1–1.5 s, 2–3 s) take up to
 	// 5.25 s before the reply is kept.
-	waitForWithin(t, 15*time.Second, func() bool { return strings.Contains(a.logs.String(), "kept in the outbox") })
+	awaitCond(t, 15*time.Second, "the reply to be kept in the outbox", func() bool { return strings.Contains(a.logs.String(), "kept in the outbox") })
 	a.stop()
 
 	b := newRig(t, stores[1], fake.New(), Config{TakeoverGrace: 100 * time.Millisecond})
