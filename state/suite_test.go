@@ -37,6 +37,7 @@ func runSuite(t *testing.T, newH newHarness) {
 		{"Delivered", testDelivered},
 		{"Progress", testProgress},
 		{"FinishDelivered", testFinishDelivered},
+		{"FinishPartlyDelivered", testFinishPartlyDelivered},
 		{"FinishIdle", testFinishIdle},
 		{"FinishMore", testFinishMore},
 		{"DueReclaims", testDueReclaims},

@@ -105,6 +105,42 @@ func testFinishDelivered(t *testing.T, h *harness) {
 	}
 }
 
+// testFinishPartlyDelivered: a Finish that delivered only the head of the
+// outbox keeps the chat, and the reply it did not deliver is the next
+// turn's to send, through Finish and through FinishNext alike.
+func testFinishPartlyDelivered(t *testing.T, h *harness) {
+	out := func(k botgw.ChatKey) []botgw.Outbound {
+		return []botgw.Outbound{{Chat: k, ID: "r1", Text: "one"}, {Chat: k, ID: "r2", Text: "two"}}
+	}
+	k := chat("finish-partly")
+	mustAppend(t, h, text(k, "m1", "hi"))
+	snap := mustBegin(t, h, k, "")
+	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Blob: []byte("s"), TTL: time.Hour, Consumed: 1, Outbox: out(k)})
+	more, err := h.s.Finish(t.Context(), k, snap.Lease, []string{"r1"})
+	if err != nil || !more {
+		t.Fatalf("Finish with r2 undelivered = %v, %v; want true, nil", more, err)
+	}
+	if got := outIDs(mustBegin(t, h, k, snap.Lease).Outbox); !slices.Equal(got, []string{"r2"}) {
+		t.Errorf("outbox after Finish delivered r1 = %q, want [r2]", got)
+	}
+
+	k = chat("finish-next-partly")
+	mustAppend(t, h, text(k, "m1", "hi"))
+	snap = mustBegin(t, h, k, "")
+	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Blob: []byte("s"), TTL: time.Hour, Consumed: 1, Outbox: out(k)})
+	next, more, err := h.s.FinishNext(t.Context(), k, snap.Lease, []string{"r1"})
+	if err != nil || !more {
+		t.Fatalf("FinishNext with r2 undelivered = %v, %v; want true, nil", more, err)
+	}
+	if got := outIDs(next.Outbox); !slices.Equal(got, []string{"r2"}) {
+		t.Errorf("next turn's outbox after FinishNext delivered r1 = %q, want [r2]", got)
+	}
+	next, more, err = h.s.FinishNext(t.Context(), k, snap.Lease, []string{"r2"})
+	if err != nil || more || len(next.Outbox) != 0 {
+		t.Errorf("FinishNext after delivering r2 = %q, %v, %v; want no outbox, false, nil", outIDs(next.Outbox), more, err)
+	}
+}
+
 func testFinishIdle(t *testing.T, h *harness) {
 	k := chat("idle")
 	mustAppend(t, h, text(k, "m1", "hi"))

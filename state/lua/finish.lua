@@ -14,26 +14,32 @@
 -- and it returns 1 (lease extended), or with ARGV[5] > 0
 -- {1, version or "", blob or "", expiry, pending, outbox} as begin.lua.
 
--- removeDelivered drops the delivered entries. They are the head of the
--- outbox in order (a turn delivers the leftovers it read, then its own
--- replies, appended after them), so one LPOP takes them; should the head
--- be anything else (another worker's record landed first, an entry was
--- rewritten), the entries go back and are removed one by one by id.
+-- removeDelivered drops the delivered entries and tells whether the
+-- outbox is empty after them. They are the head of the outbox in order (a
+-- turn delivers the leftovers it read, then its own replies, appended after
+-- them), so one LPOP takes them, and one more entry: when that one is not
+-- there the outbox is known to be empty without reading it again. Should
+-- the head be anything else (another worker's record landed first, an entry
+-- was rewritten), the entries go back and are removed one by one by id.
 local function removeDelivered(key, n)
-  local popped = redis.call('LPOP', key, n)
+  local popped = redis.call('LPOP', key, n + 1)
   if not popped then
-    return
+    return true
   end
-  local prefix = true
-  for i = 1, #popped do
+  local prefix = #popped >= n
+  for i = 1, n do
     local want = ARGV[6 + n + i]
-    if #popped ~= n or string.sub(popped[i], 1, #want) ~= want then
+    if not prefix or string.sub(popped[i], 1, #want) ~= want then
       prefix = false
       break
     end
   end
   if prefix then
-    return
+    if #popped == n then
+      return true
+    end
+    redis.call('LPUSH', key, popped[n + 1])
+    return false
   end
   local back = {}
   for i = #popped, 1, -1 do
@@ -51,14 +57,13 @@ local function removeDelivered(key, n)
       done[m.id] = nil
     end
   end
+  return false
 end
 
 -- Delivered replies go whoever holds the lease now: they reached the
 -- channel, and leaving them would make the holder send them again.
 local n = tonumber(ARGV[6])
-if n > 0 then
-  removeDelivered(KEYS[3], n)
-end
+local emptied = n > 0 and removeDelivered(KEYS[3], n)
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then
   return -1
 end
@@ -68,10 +73,10 @@ local more
 if read > 0 then
   -- The lists the next turn reads tell whether work remains.
   pending = redis.call('LRANGE', KEYS[2], 0, read - 1)
-  outbox = redis.call('LRANGE', KEYS[3], 0, -1)
+  outbox = emptied and {} or redis.call('LRANGE', KEYS[3], 0, -1)
   more = #pending > 0 or #outbox > 0
 else
-  more = redis.call('LLEN', KEYS[2]) > 0 or redis.call('LLEN', KEYS[3]) > 0
+  more = redis.call('LLEN', KEYS[2]) > 0 or (not emptied and redis.call('LLEN', KEYS[3]) > 0)
 end
 if not more then
   redis.call('DEL', KEYS[1])
