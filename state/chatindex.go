@@ -15,11 +15,19 @@ import (
 var _ botgw.ChatIndex = (*Store)(nil)
 
 // The chat list: a zset of chat keys scored by last activity (unix ms),
-// updated in the commit's pipeline, and the fields "p" (preview), "a"
-// (activity) and "u" (paused until) that the commit script writes into
-// the chat's state hash. The zset is one key in its own cluster slot; a
-// chat whose state expired or was reset is dropped from it when a listing
-// meets it.
+// updated by the commit script (on a cluster, where the zset is one key in
+// its own slot, in the commit's pipeline), and the fields "p" (preview),
+// "a" (activity) and "u" (paused until) that the commit script writes into
+// the chat's state hash. A chat whose state expired or was reset is dropped
+// from the zset when a listing meets it.
+//
+// On a single node a busy chat's score moves only once its activity is
+// indexLag past it ("i" in the state hash keeps the score it has): the
+// list's order may lag that much, less than the "seconds ago" it shows,
+// while each chat's own "a", which the list shows, is exact.
+
+// indexLag is how far a chat's score in the chat list may lag its activity.
+const indexLag = time.Second
 
 // maxExamined bounds the chats one filtered page looks at.
 const maxExamined = 2000

@@ -6,13 +6,20 @@
 // Every key of one chat carries the chat key as its hash tag, so each
 // per-chat Lua script touches one Redis Cluster slot:
 //
-//	<prefix>:{<chat>}:state    hash {v: version, b: blob}; PEXPIRE = the commit's TTL,
-//	                           refreshed by every commit (sliding expiry)
+//	<prefix>:{<chat>}:state    hash {v: version, b: blob, e: expiry (unix ms), and the
+//	                           chat list's p: preview, a: activity, u: paused until,
+//	                           i: score in the chat list}; PEXPIRE = the commit's
+//	                           TTL, refreshed by commits (sliding expiry)
 //	<prefix>:{<chat>}:pending  list of JSON botgw.Inbound, no TTL: input is never lost
 //	<prefix>:{<chat>}:outbox   list of JSON botgw.Outbound, no TTL
 //	<prefix>:{<chat>}:lease    the worker's token, PX LeaseTTL
 //	<prefix>:{<chat>}:seen     zset of inbound ids scored by arrival (unix ms), trimmed
 //	                           to DedupeTTL by every Append
+//
+// The chat list (ChatIndex) is one zset in its own slot, scored by activity:
+//
+//	<prefix>:chats:{chats}     member: chat key; score: unix ms of the chat's
+//	                           last activity, lagging it by at most a second
 //
 // Work is signalled through 16 zsets shared by all chats, a delay queue with
 // a visibility timeout (as in SQS):

@@ -165,18 +165,25 @@ func (s *Store) Commit(ctx context.Context, k botgw.ChatKey, c botgw.Commit) err
 	if err != nil {
 		return fmt.Errorf("commit chat %s: %w", k, err)
 	}
-	args, err := commitArgs(c, s.nowMs())
+	args, err := commitArgs(c, ks.member, s.nowMs())
 	if err != nil {
 		return fmt.Errorf("commit chat %s: %w", k, err)
 	}
 	var res *redis.Cmd
-	err = s.pipe(ctx, func(p redis.Pipeliner) {
-		res = commitScript.EvalSha(ctx, p, []string{ks.lease, ks.state, ks.pending, ks.outbox}, args...)
-		s.touchIndex(ctx, p, ks.member, c.Activity)
-	})
-	if err != nil && res.Err() == nil { // only the chat list's update failed
-		s.log.Warn("update the chat list", "err", err)
-		err = nil
+	if s.cluster {
+		// The chat list is in another slot: its update goes beside the
+		// script, in the same round trip.
+		err = s.pipe(ctx, func(p redis.Pipeliner) {
+			res = commitScript.EvalSha(ctx, p, []string{ks.lease, ks.state, ks.pending, ks.outbox}, args...)
+			s.touchIndex(ctx, p, ks.member, c.Activity)
+		})
+		if err != nil && res.Err() == nil { // only the chat list's update failed
+			s.log.Warn("update the chat list", "err", err)
+			err = nil
+		}
+	} else {
+		res = commitScript.Run(ctx, s.c, []string{ks.lease, ks.state, ks.pending, ks.outbox, s.indexKey()}, args...)
+		err = res.Err()
 	}
 	code, _ := res.Int()
 	switch {
@@ -186,13 +193,15 @@ func (s *Store) Commit(ctx context.Context, k botgw.ChatKey, c botgw.Commit) err
 		return fmt.Errorf("commit chat %s: %w", k, botgw.ErrLeaseLost)
 	case code == 2:
 		return fmt.Errorf("commit chat %s at version %d: %w", k, c.Version, botgw.ErrConflict)
+	case code == 3:
+		s.log.Warn("update the chat list", "chat", k, "err", "the chat list's key refused the chat's score")
 	}
 	return nil
 }
 
 // commitArgs are the commit script's ARGV; now (unix ms) dates the
 // state's expiry, which the state hash keeps for Begin.
-func commitArgs(c botgw.Commit, now int64) ([]any, error) {
+func commitArgs(c botgw.Commit, member string, now int64) ([]any, error) {
 	store := "1"
 	if c.Blob == nil {
 		store = "0"
@@ -201,7 +210,7 @@ func commitArgs(c botgw.Commit, now int64) ([]any, error) {
 	if c.TTL > 0 {
 		expires = now + ms(c.TTL)
 	}
-	args := []any{c.Lease, c.Version, store, c.Blob, ms(c.TTL), max(c.Consumed, 0), "0", "", 0, 0, expires}
+	args := []any{c.Lease, c.Version, store, c.Blob, ms(c.TTL), max(c.Consumed, 0), "0", "", 0, 0, expires, member, ms(indexLag)}
 	if a := c.Activity; a != nil {
 		args[6], args[7], args[8], args[9] = "1", a.Preview, a.At.UnixMilli(), pausedMs(a.PausedUntil)
 	}

@@ -1,12 +1,21 @@
 -- Apply one turn atomically, fenced by the lease and the state version.
--- KEYS[1] lease, KEYS[2] state hash, KEYS[3] pending list, KEYS[4] outbox list
+-- KEYS[1] lease, KEYS[2] state hash, KEYS[3] pending list, KEYS[4] outbox
+-- list, KEYS[5] the chat list zset (single node only; on a cluster it is
+-- in another slot and the caller updates it beside this script)
 -- ARGV[1] lease, ARGV[2] expected version, ARGV[3] "1" to store a blob or
 -- "0" to delete the state, ARGV[4] blob, ARGV[5] state TTL (ms, 0 = none),
 -- ARGV[6] pending entries consumed, ARGV[7] "1" to record the chat list's
 -- fields (ARGV[8] preview, ARGV[9] activity ms, ARGV[10] paused-until ms)
 -- in the state hash, ARGV[11] unix ms the state expires at ("0" for never;
--- kept in the hash so Begin needs no PTTL), ARGV[12..] outbox JSON entries
--- Returns 0 on success, 1 when the lease moved, 2 when the version moved.
+-- kept in the hash so Begin needs no PTTL), ARGV[12] the chat's member in
+-- the chat list, ARGV[13] how far (ms) the chat list's score may lag the
+-- activity, ARGV[14..] outbox JSON entries
+-- Returns 0 on success, 1 when the lease moved, 2 when the version moved,
+-- 3 when the turn was applied but the chat list's update failed.
+--
+-- The chat list's score of a busy chat moves only once its activity is
+-- ARGV[13] past the score it has ("i" in the state hash): a chat taking
+-- turns faster than that costs one ZADD per ARGV[13], not one a turn.
 --
 -- The expiry slides at every commit, but within 1% of the TTL (at most a
 -- minute): a commit that would move it by less keeps the current one and
@@ -16,10 +25,20 @@
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then
   return 1
 end
-local cur = redis.call('HMGET', KEYS[2], 'v', 'e')
+local cur = redis.call('HMGET', KEYS[2], 'v', 'e', 'i')
 local version = tonumber(cur[1] or '0')
 if version ~= tonumber(ARGV[2]) then
   return 2
+end
+
+-- indexed is the chat list's update: nil when there is none to make,
+-- else the score to give the chat.
+local indexed = nil
+if ARGV[7] == '1' and KEYS[5] then
+  local at = tonumber(ARGV[9])
+  if ARGV[3] ~= '1' or at - tonumber(cur[3] or '0') >= tonumber(ARGV[13]) then
+    indexed = ARGV[9]
+  end
 end
 
 -- store writes the state, the chat list's fields and the expiry in one
@@ -30,6 +49,9 @@ local function store()
     for _, f in ipairs({'p', ARGV[8], 'a', ARGV[9], 'u', ARGV[10]}) do
       fields[#fields + 1] = f
     end
+  end
+  if indexed then
+    fields[#fields + 1], fields[#fields + 2] = 'i', indexed
   end
   local ttl, expires, e = tonumber(ARGV[5]), tonumber(ARGV[11]), tonumber(cur[2] or '-1')
   local expire = nil -- the command that moves the key's expiry, if any
@@ -55,7 +77,13 @@ local consumed = tonumber(ARGV[6])
 if consumed > 0 then
   redis.call('LTRIM', KEYS[3], consumed, -1)
 end
-if #ARGV >= 12 then
-  redis.call('RPUSH', KEYS[4], unpack(ARGV, 12))
+if #ARGV >= 14 then
+  redis.call('RPUSH', KEYS[4], unpack(ARGV, 14))
+end
+if indexed then
+  local res = redis.pcall('ZADD', KEYS[5], indexed, ARGV[12])
+  if type(res) == 'table' and res.err then
+    return 3
+  end
 end
 return 0
