@@ -14,6 +14,9 @@ type Snapshot struct {
 	TTL     time.Duration // time left on the state; 0 when absent
 	Pending []Inbound     // input not yet committed, oldest first
 	Outbox  []Outbound    // replies committed but not yet delivered, oldest first
+	// Paced is the chat's SendPace as the last finished turn left it
+	// (zero when the store does not keep one).
+	Paced time.Time
 }
 
 // Commit is the atomic result of one turn.

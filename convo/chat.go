@@ -34,6 +34,7 @@ func (e *Engine) runChat(k botgw.ChatKey) {
 	defer cancel()
 	var lease string
 	var next *botgw.Snapshot // read by finishNext along with the last turn's finish
+	var paced *botgw.SendPace
 	for {
 		snap, err := e.begin(ctx, k, lease, &next)
 		if err != nil {
@@ -51,6 +52,12 @@ func (e *Engine) runChat(k botgw.ChatKey) {
 			if snap, err = e.takeOver(ctx, k, snap); err != nil {
 				e.release(k, lease, log)
 				return
+			}
+			if _, ok := e.deps.Store.(finishNexter); ok {
+				// The chat's own send pace, kept by Finish: while this
+				// worker holds the lease, only it sends to the chat.
+				paced = botgw.NewSendPace(snap.Paced)
+				ctx = botgw.WithSendPace(ctx, paced)
 			}
 		}
 		e.deps.Hooks.backlog(k.Channel, snap)
@@ -72,7 +79,7 @@ func (e *Engine) runChat(k botgw.ChatKey) {
 			}
 			return
 		}
-		more, err := e.finish(ctx, k, lease, delivered, &next)
+		more, err := e.finish(ctx, k, lease, delivered, paced, &next)
 		if err != nil {
 			log.Warn("finish turn", "err", err)
 			if !errors.Is(err, botgw.ErrLeaseLost) { // lease lost: Finish removed them anyway
@@ -86,10 +93,11 @@ func (e *Engine) runChat(k botgw.ChatKey) {
 	}
 }
 
-// finishNexter is a store whose Finish can also read the next turn's
-// snapshot when work remains (state.Store: in the same round trip).
+// finishNexter is a store whose Finish also keeps the chat's own send pace
+// and can read the next turn's snapshot when work remains (state.Store: in
+// the same round trip).
 type finishNexter interface {
-	FinishNext(ctx context.Context, k botgw.ChatKey, lease string, delivered []string) (botgw.Snapshot, bool, error)
+	FinishNext(ctx context.Context, k botgw.ChatKey, lease string, delivered []string, paced time.Time) (botgw.Snapshot, bool, error)
 }
 
 // begin starts a turn on the snapshot the last finish read, or else on
@@ -102,14 +110,21 @@ func (e *Engine) begin(ctx context.Context, k botgw.ChatKey, lease string, next 
 	return e.deps.Store.Begin(ctx, k, lease)
 }
 
-// finish ends a turn with the store's Finish; when the store can read the
-// next turn's snapshot with it, that is left in *next for begin.
-func (e *Engine) finish(ctx context.Context, k botgw.ChatKey, lease string, delivered []string, next **botgw.Snapshot) (bool, error) {
+// finish ends a turn with the store's Finish; when the store can keep the
+// chat's send pace and read the next turn's snapshot with it, it does, and
+// the snapshot is left in *next for begin.
+func (e *Engine) finish(ctx context.Context, k botgw.ChatKey, lease string, delivered []string, paced *botgw.SendPace, next **botgw.Snapshot) (bool, error) {
 	fn, ok := e.deps.Store.(finishNexter)
 	if !ok {
 		return e.deps.Store.Finish(ctx, k, lease, delivered)
 	}
-	snap, more, err := fn.FinishNext(ctx, k, lease, delivered)
+	var at time.Time
+	if paced != nil {
+		if t, taken := paced.Next(); taken {
+			at = t
+		}
+	}
+	snap, more, err := fn.FinishNext(ctx, k, lease, delivered, at)
 	if more && err == nil {
 		*next = &snap
 	}

@@ -111,7 +111,7 @@ func testFinishNextReads(t *testing.T, h *harness) {
 	out := []botgw.Outbound{{Chat: k, ID: "r1", Text: "hello"}}
 	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Blob: []byte("s1"), TTL: time.Hour, Consumed: 1, Outbox: out})
 	mustAppend(t, h, text(k, "m2", "again"))
-	next, more, err := h.s.FinishNext(t.Context(), k, snap.Lease, []string{"r1"})
+	next, more, err := h.s.FinishNext(t.Context(), k, snap.Lease, []string{"r1"}, time.Time{})
 	if err != nil || !more {
 		t.Fatalf("FinishNext with m2 waiting = %v, %v; want more", more, err)
 	}
@@ -123,7 +123,7 @@ func testFinishNextReads(t *testing.T, h *harness) {
 		t.Fatal("Begin by another worker after FinishNext kept the chat succeeded; want ErrBusy")
 	}
 	mustCommit(t, h, k, botgw.Commit{Lease: next.Lease, Version: 1, Blob: []byte("s2"), TTL: time.Hour, Consumed: 1})
-	if _, more, err := h.s.FinishNext(t.Context(), k, next.Lease, nil); err != nil || more {
+	if _, more, err := h.s.FinishNext(t.Context(), k, next.Lease, nil, time.Time{}); err != nil || more {
 		t.Fatalf("FinishNext on an idle chat = %v, %v; want false, nil", more, err)
 	}
 	if got := mustBegin(t, h, k, ""); got.Lease == next.Lease {

@@ -38,6 +38,7 @@ func runSuite(t *testing.T, newH newHarness) {
 		{"Progress", testProgress},
 		{"FinishDelivered", testFinishDelivered},
 		{"FinishPartlyDelivered", testFinishPartlyDelivered},
+		{"FinishKeepsPace", testFinishKeepsPace},
 		{"FinishIdle", testFinishIdle},
 		{"FinishMore", testFinishMore},
 		{"DueReclaims", testDueReclaims},

@@ -128,16 +128,56 @@ func testFinishPartlyDelivered(t *testing.T, h *harness) {
 	mustAppend(t, h, text(k, "m1", "hi"))
 	snap = mustBegin(t, h, k, "")
 	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Blob: []byte("s"), TTL: time.Hour, Consumed: 1, Outbox: out(k)})
-	next, more, err := h.s.FinishNext(t.Context(), k, snap.Lease, []string{"r1"})
+	next, more, err := h.s.FinishNext(t.Context(), k, snap.Lease, []string{"r1"}, time.Time{})
 	if err != nil || !more {
 		t.Fatalf("FinishNext with r2 undelivered = %v, %v; want true, nil", more, err)
 	}
 	if got := outIDs(next.Outbox); !slices.Equal(got, []string{"r2"}) {
 		t.Errorf("next turn's outbox after FinishNext delivered r1 = %q, want [r2]", got)
 	}
-	next, more, err = h.s.FinishNext(t.Context(), k, snap.Lease, []string{"r2"})
+	next, more, err = h.s.FinishNext(t.Context(), k, snap.Lease, []string{"r2"}, time.Time{})
 	if err != nil || more || len(next.Outbox) != 0 {
 		t.Errorf("FinishNext after delivering r2 = %q, %v, %v; want no outbox, false, nil", outIDs(next.Outbox), more, err)
+	}
+}
+
+// testFinishKeepsPace: the chat's own send pace that FinishNext keeps is in
+// the next snapshot, whoever takes the chat next; a pace already past is
+// not kept, and neither is one for a chat whose state was reset (it would
+// leave a state without expiry).
+func testFinishKeepsPace(t *testing.T, h *harness) {
+	k := chat("pace")
+	mustAppend(t, h, text(k, "m1", "hi"))
+	snap := mustBegin(t, h, k, "")
+	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Blob: []byte("s"), TTL: time.Hour, Consumed: 1})
+	paced := h.s.now().Add(time.Hour).Truncate(time.Millisecond)
+	if _, more, err := h.s.FinishNext(t.Context(), k, snap.Lease, nil, paced); err != nil || more {
+		t.Fatalf("FinishNext = %v, %v; want false, nil", more, err)
+	}
+	next := mustBegin(t, h, k, "")
+	if !next.Paced.Equal(paced) {
+		t.Errorf("pace after FinishNext kept it = %v, want %v", next.Paced, paced)
+	}
+	mustAppend(t, h, text(k, "m2", "meanwhile"))
+	mustCommit(t, h, k, botgw.Commit{Lease: next.Lease, Version: next.Version, Blob: []byte("s"), TTL: time.Hour})
+	after, more, err := h.s.FinishNext(t.Context(), k, next.Lease, nil, h.s.now().Add(-time.Second))
+	if err != nil || !more {
+		t.Fatalf("FinishNext with input waiting = %v, %v; want true, nil", more, err)
+	}
+	if !after.Paced.Equal(paced) {
+		t.Errorf("next turn's pace after a FinishNext with a past one = %v, want the kept %v", after.Paced, paced)
+	}
+
+	k = chat("pace-reset")
+	mustAppend(t, h, text(k, "m1", "/reset"))
+	snap = mustBegin(t, h, k, "")
+	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Consumed: 1})
+	if _, _, err := h.s.FinishNext(t.Context(), k, snap.Lease, nil, paced); err != nil {
+		t.Fatal(err)
+	}
+	ks, _ := h.s.keys(k)
+	if n, err := h.s.c.Exists(t.Context(), ks.state).Result(); err != nil || n != 0 {
+		t.Errorf("state key of a reset chat after FinishNext kept a pace: exists = %d, %v; want 0", n, err)
 	}
 }
 

@@ -89,16 +89,19 @@ func (s *Store) Begin(ctx context.Context, k botgw.ChatKey, lease string) (botgw
 	if !ok {
 		return botgw.Snapshot{}, fmt.Errorf("begin chat %s: %w", k, botgw.ErrBusy)
 	}
-	if len(parts) != 6 {
-		return botgw.Snapshot{}, fmt.Errorf("begin chat %s: script returned %d values, want 6", k, len(parts))
+	if len(parts) != 7 {
+		return botgw.Snapshot{}, fmt.Errorf("begin chat %s: script returned %d values, want 7", k, len(parts))
 	}
 	return s.snapshot(ctx, k, ks, parts)
 }
 
 // snapshot decodes the begin script's {token, version, blob, pttl, pending,
-// outbox}.
+// outbox, pace}.
 func (s *Store) snapshot(ctx context.Context, k botgw.ChatKey, ks chatKeys, parts []any) (botgw.Snapshot, error) {
 	snap := botgw.Snapshot{Lease: str(parts[0]), TTL: s.ttlOf(parts[3])}
+	if p, err := strconv.ParseInt(str(parts[6]), 10, 64); err == nil && p > 0 {
+		snap.Paced = time.UnixMilli(p)
+	}
 	if v := str(parts[1]); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {

@@ -81,7 +81,7 @@ func BenchmarkTurn(b *testing.B) {
 			if err := h.s.Append(b.Context(), text(k, "in"+id, "and then?")); err != nil {
 				b.Fatal(err)
 			}
-			next, more, err := h.s.FinishNext(b.Context(), k, snap.Lease, []string{"re-" + id})
+			next, more, err := h.s.FinishNext(b.Context(), k, snap.Lease, []string{"re-" + id}, time.Time{})
 			if err != nil || !more || len(next.Pending) != 1 {
 				b.Fatalf("FinishNext = %d pending, %v, %v; want 1, true", len(next.Pending), more, err)
 			}

@@ -49,7 +49,7 @@ func (s *Store) Finish(ctx context.Context, k botgw.ChatKey, lease string, deliv
 		return false, fmt.Errorf("finish chat %s: %w", k, err)
 	}
 	due := s.nowMs() + ms(s.opts.Visibility)
-	args := finishArgs(k, lease, ms(s.opts.LeaseTTL), due, ks.member, 0, delivered)
+	args := finishArgs(k, lease, ms(s.opts.LeaseTTL), due, ks.member, 0, 0, delivered)
 	var code int64
 	if s.cluster {
 		code, err = s.finishCluster(ctx, ks, due, args)
@@ -65,26 +65,38 @@ func (s *Store) Finish(ctx context.Context, k botgw.ChatKey, lease string, deliv
 	return code == 1, nil
 }
 
-// FinishNext is Finish that, when work remains, also returns the next
+// FinishNext is Finish that also keeps the chat's own send pace (paced,
+// the theoretical arrival time of its next send; zero or past: nothing to
+// keep) in the chat's state, and, when work remains, returns the next
 // turn's snapshot, as Begin(ctx, k, lease) would: on a single node in the
 // same script (one round trip and no second lease check per turn of a
 // busy chat), on a cluster by calling Begin after Finish. Unlike Finish it
 // does not extend the lease: the caller's renewal covers the next turn.
-func (s *Store) FinishNext(ctx context.Context, k botgw.ChatKey, lease string, delivered []string) (botgw.Snapshot, bool, error) {
-	if s.cluster {
-		more, err := s.Finish(ctx, k, lease, delivered)
-		if err != nil || !more {
-			return botgw.Snapshot{}, more, err
-		}
-		snap, err := s.Begin(ctx, k, lease)
-		return snap, true, err
-	}
+func (s *Store) FinishNext(ctx context.Context, k botgw.ChatKey, lease string, delivered []string, paced time.Time) (botgw.Snapshot, bool, error) {
 	ks, err := s.keys(k)
 	if err != nil {
 		return botgw.Snapshot{}, false, fmt.Errorf("finish chat %s: %w", k, err)
 	}
-	due := s.nowMs() + ms(s.opts.Visibility)
-	args := finishArgs(k, lease, ms(s.opts.LeaseTTL), due, ks.member, s.opts.MaxBatch, delivered)
+	now := s.nowMs()
+	keep := int64(0) // a pace already in the past limits nothing: not kept
+	if p := paced.UnixMilli(); p > now {
+		keep = p
+	}
+	due := now + ms(s.opts.Visibility)
+	if s.cluster {
+		code, err := s.finishCluster(ctx, ks, due, finishArgs(k, lease, ms(s.opts.LeaseTTL), due, ks.member, 0, keep, delivered))
+		switch {
+		case err != nil:
+			return botgw.Snapshot{}, false, fmt.Errorf("finish chat %s: %w", k, err)
+		case code < 0:
+			return botgw.Snapshot{}, false, fmt.Errorf("finish chat %s: %w", k, botgw.ErrLeaseLost)
+		case code == 0:
+			return botgw.Snapshot{}, false, nil
+		}
+		snap, err := s.Begin(ctx, k, lease)
+		return snap, true, err
+	}
+	args := finishArgs(k, lease, ms(s.opts.LeaseTTL), due, ks.member, s.opts.MaxBatch, keep, delivered)
 	res, err := finishScript.Run(ctx, s.c, []string{ks.lease, ks.pending, ks.outbox, ks.state, ks.work}, args...).Result()
 	if err != nil {
 		return botgw.Snapshot{}, false, fmt.Errorf("finish chat %s: %w", k, err)
@@ -96,8 +108,8 @@ func (s *Store) FinishNext(ctx context.Context, k botgw.ChatKey, lease string, d
 		}
 		return botgw.Snapshot{}, false, nil
 	case []any:
-		if len(v) != 6 {
-			return botgw.Snapshot{}, false, fmt.Errorf("finish chat %s: script returned %d values, want 6", k, len(v))
+		if len(v) != 7 {
+			return botgw.Snapshot{}, false, fmt.Errorf("finish chat %s: script returned %d values, want 7", k, len(v))
 		}
 		v[0] = lease
 		snap, err := s.snapshot(ctx, k, ks, v)
@@ -132,12 +144,12 @@ func (s *Store) finishCluster(ctx context.Context, ks chatKeys, due int64, args 
 
 // finishArgs are the finish script's ARGV: the lease, its TTL, the mark's
 // due time and member, how many pending entries to read for the next turn
-// (0: none), then the delivered ids and the JSON each of their outbox
-// entries starts with, which lets the script check them against the head
-// of the outbox without decoding it.
-func finishArgs(k botgw.ChatKey, lease string, ttl, due int64, member string, read int, delivered []string) []any {
-	args := make([]any, 0, 6+2*len(delivered))
-	args = append(args, lease, ttl, due, member, read, len(delivered))
+// (0: none), the send pace to keep (unix ms, 0: none), then the delivered
+// ids and the JSON each of their outbox entries starts with, which lets the
+// script check them against the head of the outbox without decoding it.
+func finishArgs(k botgw.ChatKey, lease string, ttl, due int64, member string, read int, paced int64, delivered []string) []any {
+	args := make([]any, 0, 7+2*len(delivered))
+	args = append(args, lease, ttl, due, member, read, paced, len(delivered))
 	for _, id := range delivered {
 		args = append(args, id)
 	}

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels"
 	"github.com/go-redis/redis_rate/v10"
 	"github.com/redis/go-redis/v9"
@@ -47,6 +48,10 @@ func (l Limit) gcra() redis_rate.Limit {
 type Rule struct {
 	Key   string
 	Limit Limit
+	// Own, when set, keeps this rule's slots instead of Redis: the chat's
+	// own pace, which the engine keeps with the chat (botgw.SendPace). Only
+	// for a key that nothing but this chat's lease holder sends to.
+	Own *botgw.SendPace
 }
 
 // Clock tells the time and sleeps; tests replace it with a fake.
@@ -130,6 +135,9 @@ func (p *Pacer) Wait(ctx context.Context, holds []string, rules ...Rule) error {
 // waiter at their key (one chat's replies go one at a time), and so cost
 // no goroutine.
 func (p *Pacer) acquire(ctx context.Context, r Rule, holds []string) error {
+	if r.Own != nil {
+		return p.takeOwn(ctx, r, holds)
+	}
 	w := &waiter{ctx: ctx, limit: r.Limit, holds: holds, done: make(chan error, 1)}
 	p.mu.Lock()
 	q, serving := p.gates[r.Key]
@@ -179,6 +187,19 @@ func (p *Pacer) next(key string) bool {
 	}
 	p.gates[key] = q
 	return true
+}
+
+// takeOwn takes one slot of r from the chat's own pace and waits for it:
+// no Redis call, and no queue (one chat's sends are its lease holder's).
+func (p *Pacer) takeOwn(ctx context.Context, r Rule, holds []string) error {
+	if err := p.waitHolds(ctx, holds); err != nil {
+		return err
+	}
+	now := p.clock.Now()
+	if d := r.Own.Take(now, r.Limit.Every, r.Limit.Burst).Sub(now); d > 0 {
+		return p.clock.Sleep(ctx, d)
+	}
+	return nil
 }
 
 // take asks Redis for one slot of key until it is granted.

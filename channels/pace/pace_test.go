@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels/pace"
 	"github.com/botgw/botgw/channels/pace/pacetest"
 )
@@ -32,6 +33,39 @@ func TestWaitPacesAfterTheBurst(t *testing.T) {
 	}
 	if c.Now().Sub(start) != other {
 		t.Error("another chat waited for the first chat's limit")
+	}
+}
+
+// A chat's own pace (kept with the chat by the engine) paces like the
+// shared limiter, costs no Redis command, and goes on where it was left
+// when the chat's next holder starts from what the last one stored.
+func TestOwnPaceIsKeptWithTheChat(t *testing.T) {
+	p, c := pacetest.New(t)
+	start, before := c.Now(), c.Commands()
+	own := botgw.NewSendPace(time.Time{})
+	r := pace.Rule{Key: "chat:1", Limit: pace.PerSecond(1, 3), Own: own}
+	for range 5 {
+		if err := p.Wait(t.Context(), nil, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := c.Now().Sub(start); got != 2*time.Second {
+		t.Errorf("5 sends at 1/s with a burst of 3 took %v of fake time, want 2s", got)
+	}
+	if n := c.Commands() - before; n != 0 {
+		t.Errorf("sends on the chat's own pace made %d Redis commands, want 0", n)
+	}
+	stored, taken := own.Next()
+	if !taken {
+		t.Fatal("the pace says no slot was taken")
+	}
+	r.Own = botgw.NewSendPace(stored) // the chat's next holder
+	mid := c.Now()
+	if err := p.Wait(t.Context(), nil, r); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Now().Sub(mid); got != time.Second {
+		t.Errorf("the next holder's first send waited %v, want the 1s the limit still asks", got)
 	}
 }
 

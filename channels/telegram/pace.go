@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels/pace"
 )
 
@@ -16,10 +17,17 @@ const botBurst = 2
 func (a *adapter) scope() string { return fmt.Sprintf("telegram:%d", a.botID) }
 
 // rules are the limits one message to t goes through, narrowest first: the
-// chat, its group (group and channel ids are negative), the whole bot.
-func (a *adapter) rules(t target) []pace.Rule {
+// chat, its group (group and channel ids are negative), the whole bot. A
+// private chat without topics is sent to by its chat key's lease holder
+// alone, so its own limit is kept with the chat (own, from the engine)
+// when there is one.
+func (a *adapter) rules(t target, own *botgw.SendPace) []pace.Rule {
 	s := a.scope()
-	rules := []pace.Rule{{Key: fmt.Sprintf("%s:chat:%d", s, t.chat), Limit: pace.PerSecond(a.cfg.rate(), a.cfg.burst())}}
+	chat := pace.Rule{Key: fmt.Sprintf("%s:chat:%d", s, t.chat), Limit: pace.PerSecond(a.cfg.rate(), a.cfg.burst())}
+	if t.chat > 0 && t.thread == 0 {
+		chat.Own = own
+	}
+	rules := []pace.Rule{chat}
 	if t.chat < 0 {
 		rules = append(rules, pace.Rule{Key: fmt.Sprintf("%s:group:%d", s, t.chat),
 			Limit: pace.PerMinute(orDefault(a.cfg.GroupRatePerMinute, defaultGroupRate), 1)})
@@ -32,7 +40,7 @@ func (a *adapter) rules(t target) []pace.Rule {
 
 // paced waits for t's slots (and out any hold of the bot).
 func (a *adapter) paced(ctx context.Context, t target) error {
-	if err := a.pacer.Wait(ctx, []string{a.scope()}, a.rules(t)...); err != nil {
+	if err := a.pacer.Wait(ctx, []string{a.scope()}, a.rules(t, botgw.SendPaceFrom(ctx))...); err != nil {
 		return fmt.Errorf("wait for the send limits: %w", err)
 	}
 	return nil

@@ -1,6 +1,7 @@
 package telegram
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -134,6 +135,44 @@ func TestSendIsPacedPerChat(t *testing.T) {
 	}
 	if slept := ta.clock.Slept(); len(slept) != 1 || slept[0] < time.Second {
 		t.Errorf("waits %v, want one wait of about 2s before the second message", slept)
+	}
+}
+
+// With the chat's own pace in the context (the engine keeps it with the
+// chat), a private chat is paced on it, without Redis; a forum topic shares
+// its group's limits with the group's other topics, so it stays on Redis.
+func TestPrivateChatIsPacedOnItsOwnPace(t *testing.T) {
+	sendTwo := func(ta *testAdapter, ctx context.Context) (commands int) {
+		t.Helper()
+		before := ta.clock.Commands()
+		for i := range 2 {
+			if err := ta.ch.Send(ctx, botgw.Outbound{Chat: botgw.ChatKey{Channel: Name, ID: "123456789"}, ID: fmt.Sprint(i), Text: "hi"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if slept := ta.clock.Slept(); len(slept) != 1 || slept[0] != 2*time.Second {
+			t.Errorf("waits %v, want one wait of 2s before the second message", slept)
+		}
+		return ta.clock.Commands() - before
+	}
+	shared := sendTwo(newTestAdapter(t, Config{RatePerSecond: 0.5, Burst: 1}, ""), t.Context())
+	own := botgw.NewSendPace(time.Time{})
+	ta := newTestAdapter(t, Config{RatePerSecond: 0.5, Burst: 1}, "")
+	kept := sendTwo(ta, botgw.WithSendPace(t.Context(), own))
+	if shared-kept < 2*4 { // redis_rate's script and its TIME, GET, SET
+		t.Errorf("two sends to a private chat made %d Redis commands on its own pace and %d without, want 8 fewer", kept, shared)
+	}
+	if _, taken := own.Next(); !taken {
+		t.Error("the chat's own pace was not used")
+	}
+
+	topic := botgw.ChatKey{Channel: Name, ID: "-1001234567890/7"}
+	before := ta.clock.Commands()
+	if err := ta.ch.Send(botgw.WithSendPace(t.Context(), botgw.NewSendPace(time.Time{})), botgw.Outbound{Chat: topic, ID: "t", Text: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := ta.clock.Commands() - before; n < 4 {
+		t.Errorf("a send to a forum topic made %d Redis commands, want its shared limits' (at least 4)", n)
 	}
 }
 

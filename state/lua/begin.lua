@@ -3,9 +3,10 @@
 -- ARGV[1] lease the caller holds ("" for none), ARGV[2] fresh token,
 -- ARGV[3] lease TTL (ms), ARGV[4] max pending entries to return
 -- Returns 0 when another worker holds the lease, else
--- {token, version or "", blob or "", expiry, pending, outbox}: expiry is
--- the state's "e" field (unix ms it expires at, "0" for never) or, for a
--- state written before that field existed, its PTTL.
+-- {token, version or "", blob or "", expiry, pending, outbox, pace}: expiry
+-- is the state's "e" field (unix ms it expires at, "0" for never) or, for a
+-- state written before that field existed, its PTTL; pace is its "r" field
+-- (the chat's own send pace, unix ms, "" for none).
 --
 -- One SET NX GET takes a free lease (under the caller's token when it held
 -- one that expired unclaimed) and reads the holder of a taken one. A lease
@@ -19,7 +20,7 @@ local held = redis.call('SET', KEYS[1], token, 'NX', 'GET', 'PX', ARGV[3])
 if held and (ARGV[1] == '' or held ~= ARGV[1]) then
   return 0
 end
-local st = redis.call('HMGET', KEYS[2], 'v', 'b', 'e')
+local st = redis.call('HMGET', KEYS[2], 'v', 'b', 'e', 'r')
 local expiry = st[3]
 if st[1] and not expiry then
   expiry = redis.call('PTTL', KEYS[2])
@@ -31,4 +32,5 @@ return {
   expiry or '0',
   redis.call('LRANGE', KEYS[3], 0, tonumber(ARGV[4]) - 1),
   redis.call('LRANGE', KEYS[4], 0, -1),
+  st[4] or '',
 }

@@ -5,14 +5,16 @@
 -- in another slot and the caller handles the mark around this script)
 -- ARGV[1] lease, ARGV[2] lease TTL (ms), ARGV[3] unix ms at which the work
 -- mark becomes due again, ARGV[4] the mark's member, ARGV[5] max pending
--- entries to read when work remains (0: read nothing), ARGV[6] n, the
--- number of delivered outbox entries, ARGV[7..6+n] their ids,
--- ARGV[7+n..6+2n] the JSON each of them starts with as the gateway writes
+-- entries to read when work remains (0: read nothing), ARGV[6] the chat's
+-- own send pace to keep (unix ms; "0": none to keep), ARGV[7] n, the
+-- number of delivered outbox entries, ARGV[8..7+n] their ids,
+-- ARGV[8+n..7+2n] the JSON each of them starts with as the gateway writes
 -- it ('{"chat":"<chat>","id":"<id>",')
 -- Returns -1 when the lease moved, 0 when the chat is idle (lease
 -- released, mark cleared), else work remains (lease kept, mark re-hidden)
 -- and it returns 1 (lease extended), or with ARGV[5] > 0
--- {1, version or "", blob or "", expiry, pending, outbox} as begin.lua.
+-- {1, version or "", blob or "", expiry, pending, outbox, pace} as
+-- begin.lua.
 
 -- removeDelivered drops the delivered entries and tells whether the
 -- outbox is empty after them. They are the head of the outbox in order (a
@@ -28,7 +30,7 @@ local function removeDelivered(key, n)
   end
   local prefix = #popped >= n
   for i = 1, n do
-    local want = ARGV[6 + n + i]
+    local want = ARGV[7 + n + i]
     if not prefix or string.sub(popped[i], 1, #want) ~= want then
       prefix = false
       break
@@ -47,7 +49,7 @@ local function removeDelivered(key, n)
   end
   redis.call('LPUSH', key, unpack(back))
   local done = {}
-  for i = 7, 6 + n do
+  for i = 8, 7 + n do
     done[ARGV[i]] = true
   end
   for _, raw in ipairs(redis.call('LRANGE', key, 0, -1)) do
@@ -61,9 +63,16 @@ local function removeDelivered(key, n)
 end
 
 -- Delivered replies go whoever holds the lease now: they reached the
--- channel, and leaving them would make the holder send them again.
-local n = tonumber(ARGV[6])
+-- channel, and leaving them would make the holder send them again. The
+-- pace of those sends is kept with the chat's state, as long as there is
+-- one (a state written just now for it is taken back: it would have no
+-- expiry).
+local n = tonumber(ARGV[7])
 local emptied = n > 0 and removeDelivered(KEYS[3], n)
+if ARGV[6] ~= '0' and redis.call('HSET', KEYS[4], 'r', ARGV[6]) == 1
+    and redis.call('HLEN', KEYS[4]) == 1 then
+  redis.call('DEL', KEYS[4])
+end
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then
   return -1
 end
@@ -95,9 +104,9 @@ end
 -- The caller goes on at once with the next turn, whose lease renewal
 -- runs all along: the lease is not extended here.
 -- The rest of begin.lua's read, for the turn that follows.
-local st = redis.call('HMGET', KEYS[4], 'v', 'b', 'e')
+local st = redis.call('HMGET', KEYS[4], 'v', 'b', 'e', 'r')
 local expiry = st[3]
 if st[1] and not expiry then
   expiry = redis.call('PTTL', KEYS[4])
 end
-return {1, st[1] or '', st[2] or '', expiry or '0', pending, outbox}
+return {1, st[1] or '', st[2] or '', expiry or '0', pending, outbox, st[4] or ''}

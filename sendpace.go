@@ -1,0 +1,64 @@
+package botgw
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// SendPace is one chat's own send limit, kept with the chat instead of in a
+// shared limiter: the engine fills it from the chat's state when it takes
+// the chat's lease and stores it back when the turn finishes, so a reply to
+// a chat that only this lease holder sends to costs no round trip to a
+// shared limiter. It is a GCRA: Next is the theoretical arrival time of the
+// chat's next send. An adapter uses it (from the send's context) only for a
+// chat whose platform chat no other chat key shares (a Telegram private
+// chat, not a forum topic). Safe for concurrent use.
+type SendPace struct {
+	mu    sync.Mutex
+	next  time.Time
+	taken bool
+}
+
+// NewSendPace starts from next, the chat's stored theoretical arrival time
+// (zero: the chat has sent nothing lately).
+func NewSendPace(next time.Time) *SendPace { return &SendPace{next: next} }
+
+// Take takes one slot under a limit of one send every every after burst
+// sends at once, and returns when the send may go (now or later).
+func (p *SendPace) Take(now time.Time, every time.Duration, burst int) time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	tat := p.next
+	if tat.Before(now) {
+		tat = now
+	}
+	at := tat.Add(-time.Duration(max(burst, 1)-1) * every)
+	if at.Before(now) {
+		at = now
+	}
+	p.next, p.taken = tat.Add(every), true
+	return at
+}
+
+// Next is the theoretical arrival time to store, and whether any slot was
+// taken since NewSendPace.
+func (p *SendPace) Next() (time.Time, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.next, p.taken
+}
+
+type sendPaceKey struct{}
+
+// WithSendPace returns ctx carrying the chat's own send pace for Send.
+func WithSendPace(ctx context.Context, p *SendPace) context.Context {
+	return context.WithValue(ctx, sendPaceKey{}, p)
+}
+
+// SendPaceFrom returns the send pace in ctx, or nil: the adapter then paces
+// the chat through its shared limiter.
+func SendPaceFrom(ctx context.Context) *SendPace {
+	p, _ := ctx.Value(sendPaceKey{}).(*SendPace)
+	return p
+}
