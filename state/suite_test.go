@@ -41,6 +41,7 @@ func runSuite(t *testing.T, newH newHarness) {
 		{"FinishKeepsPace", testFinishKeepsPace},
 		{"FinishIdle", testFinishIdle},
 		{"FinishMore", testFinishMore},
+		{"FinishNextMoreRecovers", testFinishNextMoreRecovers},
 		{"DueReclaims", testDueReclaims},
 		{"DueLimit", testDueLimit},
 		{"Backlog", testBacklog},

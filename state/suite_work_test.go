@@ -219,6 +219,29 @@ func testFinishMore(t *testing.T, h *harness) {
 	}
 }
 
+// testFinishNextMoreRecovers: a worker that goes on with the next turn
+// after FinishNext and dies is recovered like one that called Finish: its
+// chat comes due once the lease expired.
+func testFinishNextMoreRecovers(t *testing.T, h *harness) {
+	k := chat("next-more")
+	mustAppend(t, h, text(k, "m1", "hi"))
+	snap := mustBegin(t, h, k, "")
+	mustAppend(t, h, text(k, "m2", "during the turn"))
+	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Blob: []byte("s"), TTL: time.Hour, Consumed: 1})
+	next, more, err := h.s.FinishNext(t.Context(), k, snap.Lease, nil, time.Time{})
+	if err != nil || !more || len(next.Pending) != 1 {
+		t.Fatalf("FinishNext with new input = %d pending, %v, %v; want 1, true, nil", len(next.Pending), more, err)
+	}
+	h.advance(suiteOpts.LeaseTTL + suiteOpts.Visibility + 100*time.Millisecond) // the worker dies here
+	due, err := h.s.Due(t.Context(), 10)
+	if err != nil || !slices.Equal(due, []botgw.ChatKey{k}) {
+		t.Fatalf("Due after the worker died = %v, %v; want [%s]", due, err, k)
+	}
+	if taken := mustBegin(t, h, k, ""); len(taken.Pending) != 1 {
+		t.Errorf("the chat's new worker sees %d pending entries, want 1", len(taken.Pending))
+	}
+}
+
 func testDueReclaims(t *testing.T, h *harness) {
 	k := chat("reclaim")
 	mustAppend(t, h, text(k, "m1", "hi"))

@@ -71,7 +71,8 @@ func (s *Store) Finish(ctx context.Context, k botgw.ChatKey, lease string, deliv
 // turn's snapshot, as Begin(ctx, k, lease) would: on a single node in the
 // same script (one round trip and no second lease check per turn of a
 // busy chat), on a cluster by calling Begin after Finish. Unlike Finish it
-// does not extend the lease: the caller's renewal covers the next turn.
+// does not extend the lease (the caller's renewal covers the next turn) and
+// on a single node leaves the work mark as it is (see finish.lua).
 func (s *Store) FinishNext(ctx context.Context, k botgw.ChatKey, lease string, delivered []string, paced time.Time) (botgw.Snapshot, bool, error) {
 	ks, err := s.keys(k)
 	if err != nil {

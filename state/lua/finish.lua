@@ -11,8 +11,8 @@
 -- ARGV[8+n..7+2n] the JSON each of them starts with as the gateway writes
 -- it ('{"chat":"<chat>","id":"<id>",')
 -- Returns -1 when the lease moved, 0 when the chat is idle (lease
--- released, mark cleared), else work remains (lease kept, mark re-hidden)
--- and it returns 1 (lease extended), or with ARGV[5] > 0
+-- released, mark cleared), else work remains (lease kept) and it returns
+-- 1 (lease extended, mark re-hidden), or with ARGV[5] > 0 (mark as it is)
 -- {1, version or "", blob or "", expiry, pending, outbox, pace} as
 -- begin.lua.
 
@@ -94,15 +94,21 @@ if not more then
   end
   return 0
 end
-if KEYS[5] then
-  redis.call('ZADD', KEYS[5], ARGV[3], ARGV[4])
-end
 if read == 0 then
+  if KEYS[5] then
+    redis.call('ZADD', KEYS[5], ARGV[3], ARGV[4])
+  end
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
   return 1
 end
 -- The caller goes on at once with the next turn, whose lease renewal
--- runs all along: the lease is not extended here.
+-- runs all along: the lease is not extended here, and the work mark is
+-- left as it is. It is there (on a single node only Finish removes it,
+-- with the last input), so the chat is recovered should this worker die;
+-- should it come due while the turns go on, a replica that claims it
+-- cannot take the lease and leaves the chat for one more visibility
+-- timeout. That costs a busy chat one claim a visibility timeout instead
+-- of one ZADD a turn.
 -- The rest of begin.lua's read, for the turn that follows.
 local st = redis.call('HMGET', KEYS[4], 'v', 'b', 'e', 'r')
 local expiry = st[3]
