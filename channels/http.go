@@ -10,12 +10,10 @@ import (
 
 // maxIdlePerHost is how many idle connections a platform client keeps to
 // its API host: about as many as turns may deliver at once when a slow
-// model's turns end together (a reply and a typing call each), so a busy
-// gateway reuses its TLS connections instead of opening one per reply
-// (net/http's default keeps 2). With 256, 1000 chats on a 1 s model
-// re-dialled about 750 connections every second. Idle connections close
-// after net/http's 90 s.
-const maxIdlePerHost = 1024
+// model's turns end together, so a busy gateway reuses its TLS connections
+// instead of opening one per reply (net/http's default keeps 2). Idle
+// connections close after net/http's 90 s.
+const maxIdlePerHost = 256
 
 // HTTPClient is the client for a platform's Web API: net/http's default
 // transport (proxy from the environment, HTTP/2, dial and TLS timeouts)

@@ -17,7 +17,7 @@ import (
 // the platform's API (each new one is a TCP and TLS handshake), not keep
 // two and open the rest again on every burst as net/http's default does.
 func TestPlatformClientReusesConnectionsAcrossBursts(t *testing.T) {
-	const burst = 400
+	const burst = 200
 	var opened atomic.Int64
 	release := make(chan struct{})
 	var inFlight sync.WaitGroup
