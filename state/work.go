@@ -44,12 +44,17 @@ func (s *Store) mark(ctx context.Context, ks chatKeys, due int64) error {
 // comes after the removal and stays. (If the ingress's mark fails, or its
 // replica dies between the two, Repair puts it back.)
 func (s *Store) Finish(ctx context.Context, k botgw.ChatKey, lease string, delivered []string) (bool, error) {
+	return s.finish(ctx, k, lease, delivered, 0)
+}
+
+// finish is Finish that also keeps the chat's send pace (unix ms; 0: none).
+func (s *Store) finish(ctx context.Context, k botgw.ChatKey, lease string, delivered []string, paced int64) (bool, error) {
 	ks, err := s.keys(k)
 	if err != nil {
 		return false, fmt.Errorf("finish chat %s: %w", k, err)
 	}
 	due := s.nowMs() + ms(s.opts.Visibility)
-	args := finishArgs(k, lease, ms(s.opts.LeaseTTL), due, ks.member, 0, 0, delivered)
+	args := finishArgs(k, lease, ms(s.opts.LeaseTTL), due, ks.member, 0, paced, delivered)
 	var code int64
 	if s.cluster {
 		code, err = s.finishCluster(ctx, ks, due, args)
@@ -74,29 +79,24 @@ func (s *Store) Finish(ctx context.Context, k botgw.ChatKey, lease string, deliv
 // does not extend the lease (the caller's renewal covers the next turn) and
 // on a single node leaves the work mark as it is (see finish.lua).
 func (s *Store) FinishNext(ctx context.Context, k botgw.ChatKey, lease string, delivered []string, paced time.Time) (botgw.Snapshot, bool, error) {
-	ks, err := s.keys(k)
-	if err != nil {
-		return botgw.Snapshot{}, false, fmt.Errorf("finish chat %s: %w", k, err)
-	}
 	now := s.nowMs()
 	keep := int64(0) // a pace already in the past limits nothing: not kept
 	if p := paced.UnixMilli(); p > now {
 		keep = p
 	}
-	due := now + ms(s.opts.Visibility)
 	if s.cluster {
-		code, err := s.finishCluster(ctx, ks, due, finishArgs(k, lease, ms(s.opts.LeaseTTL), due, ks.member, 0, keep, delivered))
-		switch {
-		case err != nil:
-			return botgw.Snapshot{}, false, fmt.Errorf("finish chat %s: %w", k, err)
-		case code < 0:
-			return botgw.Snapshot{}, false, fmt.Errorf("finish chat %s: %w", k, botgw.ErrLeaseLost)
-		case code == 0:
-			return botgw.Snapshot{}, false, nil
+		more, err := s.finish(ctx, k, lease, delivered, keep)
+		if err != nil || !more {
+			return botgw.Snapshot{}, more, err
 		}
 		snap, err := s.Begin(ctx, k, lease)
 		return snap, true, err
 	}
+	ks, err := s.keys(k)
+	if err != nil {
+		return botgw.Snapshot{}, false, fmt.Errorf("finish chat %s: %w", k, err)
+	}
+	due := now + ms(s.opts.Visibility)
 	args := finishArgs(k, lease, ms(s.opts.LeaseTTL), due, ks.member, s.opts.MaxBatch, keep, delivered)
 	res, err := finishScript.Run(ctx, s.c, []string{ks.lease, ks.pending, ks.outbox, ks.state, ks.work}, args...).Result()
 	if err != nil {
