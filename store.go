@@ -17,6 +17,12 @@ type Snapshot struct {
 	// Paced is the chat's SendPace as the last finished turn left it
 	// (zero when the store does not keep one).
 	Paced time.Time
+	// Kept is set on a snapshot that does not carry the state (Blob,
+	// Version, TTL and Paced are zero): the caller goes on with the state
+	// its last Commit wrote, or its last snapshot had, under the lease it
+	// holds (state.Store.FinishNext). The next Commit's lease and version
+	// fences catch any change meanwhile.
+	Kept bool
 }
 
 // Commit is the atomic result of one turn.

@@ -3,8 +3,10 @@ package convo
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/botgw/botgw"
@@ -35,8 +37,17 @@ func (e *Engine) runChat(k botgw.ChatKey) {
 	var lease string
 	var next *botgw.Snapshot // read by finishNext along with the last turn's finish
 	var paced *botgw.SendPace
+	var held leaseClock // when the lease was last confirmed
+	var st known        // the state as the last snapshot or commit left it
 	for {
+		asked := time.Now()
 		snap, err := e.begin(ctx, k, lease, &next)
+		if err == nil && snap.Kept {
+			if err = e.keep(ctx, k, &snap, &st, &held); errors.Is(err, botgw.ErrLeaseLost) {
+				log.Warn("lease lost between turns", "err", err)
+				return
+			}
+		}
 		if err != nil {
 			if !errors.Is(err, botgw.ErrBusy) && ctx.Err() == nil {
 				log.Warn("begin turn", "err", err)
@@ -46,9 +57,10 @@ func (e *Engine) runChat(k botgw.ChatKey) {
 		}
 		if lease == "" {
 			lease = snap.Lease
+			held.confirmed(asked)
 			e.deps.Hooks.lease(k.Channel, 1)
 			defer e.deps.Hooks.lease(k.Channel, -1)
-			go e.renew(ctx, cancel, k, lease, log)
+			go e.renew(ctx, cancel, k, lease, &held, log)
 			if snap, err = e.takeOver(ctx, k, snap); err != nil {
 				e.release(k, lease, log)
 				return
@@ -60,8 +72,11 @@ func (e *Engine) runChat(k botgw.ChatKey) {
 				ctx = botgw.WithSendPace(ctx, paced)
 			}
 		}
+		if !snap.Kept {
+			st = known{version: snap.Version, blob: snap.Blob, ttl: snap.TTL}
+		}
 		e.deps.Hooks.backlog(k.Channel, snap)
-		outcome, delivered := e.step(ctx, k, snap, log)
+		outcome, delivered := e.step(ctx, k, snap, &st, log)
 		if outcome != finish {
 			// Only Finish removes delivered replies in passing; on every
 			// other path they go now, or the next holder sends them again.
@@ -93,8 +108,80 @@ func (e *Engine) runChat(k botgw.ChatKey) {
 	}
 }
 
+// known is a chat's state as its worker last saw it: the snapshot it
+// began on, then what each of its commits wrote. A Kept snapshot goes on
+// from it, so a busy chat's state is neither read from Redis nor decoded
+// again between its turns.
+type known struct {
+	version int64
+	blob    []byte
+	ttl     time.Duration
+	env     *envelope // blob decoded; nil when it is not (yet)
+}
+
+// committed records what a successful commit c wrote, env being its state.
+func (st *known) committed(c botgw.Commit, env *envelope) {
+	*st = known{version: c.Version + 1, blob: c.Blob, ttl: c.TTL, env: env}
+	if c.Blob == nil { // the state was deleted
+		*st = known{}
+	}
+}
+
+// leaseClock tells, by this replica's clock, whether the chat's lease is
+// surely still the worker's: it is for a while after a request that
+// confirmed it (the Begin that took it, or a renewal) was sent, a while
+// shorter than the lease's TTL (see leaseSure).
+type leaseClock struct {
+	mu   sync.Mutex
+	last time.Time
+}
+
+// confirmed records that a request sent at asked found the lease ours.
+func (c *leaseClock) confirmed(asked time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if asked.After(c.last) {
+		c.last = asked
+	}
+}
+
+// sure reports whether the lease is surely still ours for another while
+// after its last confirmation.
+func (c *leaseClock) sure(while time.Duration) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Since(c.last) < while
+}
+
+// leaseSure is how long a confirmed lease is surely the worker's: one
+// renewal interval (the renewal confirms it again by then), and at most
+// half the store's lease TTL, should the interval be configured longer.
+func (e *Engine) leaseSure() time.Duration {
+	d := e.cfg.LeaseRenew
+	if s, ok := e.deps.Store.(interface{ LeaseTTL() time.Duration }); ok {
+		d = min(d, s.LeaseTTL()/2)
+	}
+	return d
+}
+
+// keep completes a Kept snapshot with the state the worker knows, after
+// making sure of the lease: FinishNext did not check it, and the snapshot's
+// leftover replies are sent before the next commit's fence. Should the
+// renewal be late, the lease is checked (and extended) with Renew.
+func (e *Engine) keep(ctx context.Context, k botgw.ChatKey, snap *botgw.Snapshot, st *known, held *leaseClock) error {
+	if !held.sure(e.leaseSure()) {
+		asked := time.Now()
+		if err := e.deps.Store.Renew(ctx, k, snap.Lease); err != nil {
+			return fmt.Errorf("confirm lease: %w", err)
+		}
+		held.confirmed(asked)
+	}
+	snap.Version, snap.Blob, snap.TTL = st.version, st.blob, st.ttl
+	return nil
+}
+
 // finishNexter is a store whose Finish also keeps the chat's own send pace
-// and can read the next turn's snapshot when work remains (state.Store: in
+// and can read the next turn's input when work remains (state.Store: in
 // the same round trip).
 type finishNexter interface {
 	FinishNext(ctx context.Context, k botgw.ChatKey, lease string, delivered []string, paced time.Time) (botgw.Snapshot, bool, error)
@@ -133,7 +220,7 @@ func (e *Engine) finish(ctx context.Context, k botgw.ChatKey, lease string, deli
 
 // renew keeps the lease alive while a turn runs, so a slow provider never
 // loses it; if it is lost anyway the turn is cancelled (it could not commit).
-func (e *Engine) renew(ctx context.Context, cancel context.CancelFunc, k botgw.ChatKey, lease string, log *slog.Logger) {
+func (e *Engine) renew(ctx context.Context, cancel context.CancelFunc, k botgw.ChatKey, lease string, held *leaseClock, log *slog.Logger) {
 	t := time.NewTicker(e.cfg.LeaseRenew)
 	defer t.Stop()
 	for {
@@ -142,13 +229,16 @@ func (e *Engine) renew(ctx context.Context, cancel context.CancelFunc, k botgw.C
 			return
 		case <-t.C:
 		}
+		asked := time.Now()
 		err := e.deps.Store.Renew(ctx, k, lease)
 		if errors.Is(err, botgw.ErrLeaseLost) {
 			log.Warn("lease lost during turn; cancelling it")
 			cancel()
 			return
 		}
-		if err != nil && ctx.Err() == nil {
+		if err == nil {
+			held.confirmed(asked)
+		} else if ctx.Err() == nil {
 			log.Warn("renew lease", "err", err)
 		}
 	}
@@ -191,7 +281,7 @@ func (e *Engine) delivered(k botgw.ChatKey, lease string, ids []string, log *slo
 // commits it and delivers its reply. It returns what to do next and the ids
 // of the replies it delivered, which the caller removes from the outbox
 // (with Finish, in the same round trip, on the common path).
-func (e *Engine) step(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot, log *slog.Logger) (next, []string) {
+func (e *Engine) step(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot, st *known, log *slog.Logger) (next, []string) {
 	delivered, ok := e.deliverAll(ctx, k, snap.Outbox, nil, log)
 	if !ok {
 		return backoff, delivered
@@ -199,7 +289,11 @@ func (e *Engine) step(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 	if len(snap.Pending) == 0 {
 		return finish, delivered
 	}
-	var env *envelope // decoded by the throttle when it needs the state
+	// The state decoded, when the worker has it from its last commit or
+	// the throttle needs it. The turn changes it in place: from here it is
+	// known again only once the commit took it.
+	env := st.env
+	st.env = nil
 	if wait := e.throttle(snap, &env); wait > 0 {
 		log.Info("turn rate limit reached; answering the chat's input together after a pause", "wait", wait)
 		e.pause(ctx, wait)
@@ -213,7 +307,7 @@ func (e *Engine) step(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 	defer span.End()
 	begin := time.Now()
 	turnCtx, disarm := e.interruptible(ctx, k, snap.Pending)
-	c, stats := e.turn(turnCtx, k, snap, env, log)
+	c, stats, env := e.turn(turnCtx, k, snap, env, log)
 	if disarm() && ctx.Err() == nil {
 		return e.interrupted(ctx, stats, snap, log), delivered
 	}
@@ -233,6 +327,7 @@ func (e *Engine) step(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 		e.observe(ctx, stats, snap.Pending, c.Outbox, log)
 		return stop, delivered
 	}
+	st.committed(c, env)
 	e.observe(ctx, stats, snap.Pending, c.Outbox, log)
 	delivered, ok = e.deliverAll(ctx, k, c.Outbox, delivered, log)
 	if !ok {

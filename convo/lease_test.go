@@ -1,13 +1,16 @@
 package convo
 
 import (
+	"context"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/providers/fake"
+	"github.com/botgw/botgw/state"
 )
 
 // A replica whose lease expires during a slow turn (its renewal suppressed
@@ -59,4 +62,86 @@ func countRole(h []botgw.Message, r botgw.Role) int {
 		}
 	}
 	return n
+}
+
+// A worker whose lease expired between two turns of a busy chat, its
+// renewal late (suppressed here), does not go on with the next turn on the
+// state it kept: FinishNext did not check the lease, so the worker checks
+// it first, and leaves the input to the replica that took the chat.
+func TestLeaseLostBetweenTurnsStopsTheWorker(t *testing.T) {
+	stores := openShared(t, 2, fastStore) // lease 1s
+	send := &gatedSend{entered: make(chan struct{}), open: make(chan struct{})}
+	stale := newRig(t, stores[0], fake.New(), Config{LeaseRenew: time.Hour}, func(e *Engine) {
+		send.Channel = e.deps.Channels["test"]
+		e.deps.Channels["test"] = send
+	})
+	stale.say(t, testChat, "1", "first")
+	<-send.entered // the first answer is committed; its send hangs
+
+	next := fake.New()
+	releaseNext := next.Block()
+	defer releaseNext()
+	other := newRig(t, stores[1], next, Config{})
+	other.say(t, testChat, "2", "second")
+	awaitCond(t, 15*time.Second, "the other replica to take the expired lease", func() bool { return len(next.Requests()) == 1 })
+	close(send.open)
+	waitFor(t, func() bool { return strings.Contains(stale.logs.String(), `msg="lease lost between turns"`) })
+	releaseNext()
+	other.ch.Wait(t, 2, 5*time.Second) // the first answer (from the outbox), then the second
+
+	if n := len(stale.prov.Requests()); n != 1 {
+		t.Errorf("the stale replica asked the model %d times, want once (not for the input it no longer holds)", n)
+	}
+	h := history(t, stores[1], testChat)
+	if got := userTexts(h); !slices.Equal(got, []string{"first", "second"}) {
+		t.Errorf("history user messages = %q, want [first second]", got)
+	}
+	if n := countRole(h, botgw.RoleAssistant); n != 2 {
+		t.Errorf("history holds %d answers, want 2", n)
+	}
+}
+
+// gatedSend holds every send until open is closed, and closes entered at
+// the first.
+type gatedSend struct {
+	botgw.Channel
+	entered, open chan struct{}
+	once          sync.Once
+}
+
+func (g *gatedSend) Send(ctx context.Context, m botgw.Outbound) error {
+	g.once.Do(func() { close(g.entered) })
+	<-g.open
+	return g.Channel.Send(ctx, m)
+}
+
+// An operator's reset while a busy chat goes from one turn to the next on
+// the state its worker kept is not undone by that turn: its commit meets
+// the reset (the version fence), and the turn runs again on the empty state.
+func TestResetBetweenKeptTurnsHolds(t *testing.T) {
+	st := openStore(t, false, state.Options{})
+	send := &gatedSend{entered: make(chan struct{}), open: make(chan struct{})}
+	r := newRig(t, st, fake.New(), Config{}, func(e *Engine) {
+		send.Channel = e.deps.Channels["test"]
+		e.deps.Channels["test"] = send
+	})
+	r.say(t, testChat, "1", "first")
+	<-send.entered // the first turn is committed; its reply's send hangs
+	release := r.prov.Block()
+	defer release()
+	r.say(t, testChat, "2", "second")
+	close(send.open) // the worker finishes and goes on with "second" at once
+	waitFor(t, func() bool { return len(r.prov.Requests()) == 2 })
+	if err := st.Reset(t.Context(), testChat); err != nil {
+		t.Fatal(err)
+	}
+	release()
+	r.ch.Wait(t, 2, 5*time.Second)
+
+	if got := userTexts(history(t, st, testChat)); !slices.Equal(got, []string{"second"}) {
+		t.Errorf("history user messages after a reset during the second turn = %q, want [second]", got)
+	}
+	if n := len(r.prov.Requests()); n != 3 {
+		t.Errorf("model asked %d times, want 3 (the second turn again, on the reset state)", n)
+	}
 }

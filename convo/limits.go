@@ -100,18 +100,22 @@ func (e *Engine) overDailyLimit(env *envelope, b batch, stats *TurnStats) (strin
 
 // throttle says how long the chat must wait before its next model turn:
 // zero when pending holds nothing for the model or the window allows it.
-// The state it decodes is left in *decoded for the turn, which so does not
+// It reads the state from *decoded when the caller has it decoded already;
+// else the state it decodes is left there for the turn, which so does not
 // decompress and decode the blob a second time.
 func (e *Engine) throttle(snap botgw.Snapshot, decoded **envelope) time.Duration {
 	limit := e.cfg.Limits.TurnsPerMinute
 	if limit <= 0 {
 		return 0
 	}
-	env, err := decode(snap.Blob, e.cfg.AcceptProviders)
-	if err != nil || env == nil {
-		return 0 // no readable state: no turns to count (the turn logs why)
+	env := *decoded
+	if env == nil {
+		var err error
+		if env, err = decode(snap.Blob, e.cfg.AcceptProviders); err != nil || env == nil {
+			return 0 // no readable state: no turns to count (the turn logs why)
+		}
+		*decoded = env
 	}
-	*decoded = env
 	if !e.needsModel(env, snap.Pending) {
 		return 0
 	}

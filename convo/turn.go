@@ -26,8 +26,9 @@ type batch struct {
 // turn runs one turn over snap's pending input and returns the commit.
 // It never fails: a provider error becomes an apology reply, and state that
 // cannot be read becomes a fresh conversation. env is snap's state when the
-// caller decoded it already, else nil.
-func (e *Engine) turn(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot, env *envelope, log *slog.Logger) (botgw.Commit, TurnStats) {
+// caller decoded it already, else nil; the state the commit writes is
+// returned along with it.
+func (e *Engine) turn(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot, env *envelope, log *slog.Logger) (botgw.Commit, TurnStats, *envelope) {
 	now := e.now()
 	stats := TurnStats{Channel: k.Channel, Outcome: "ok"}
 	if first := snap.Pending[0].At; !first.IsZero() {
@@ -48,16 +49,16 @@ func (e *Engine) turn(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 	blob, err := encode(env)
 	if err != nil { // cannot happen for our own types; keep the old state
 		log.Error("encode state", "err", err)
-		blob = snap.Blob
+		blob, env = snap.Blob, nil // what is committed is the old blob, not env
 	}
 	stats.StateSize = len(blob)
 	c := botgw.Commit{Lease: snap.Lease, Version: snap.Version, Blob: blob,
-		TTL: e.cfg.StateTTL, Consumed: len(snap.Pending), Activity: activity(env, now)}
+		TTL: e.cfg.StateTTL, Consumed: len(snap.Pending), Activity: activity(view.env, now)}
 	c.Outbox = b.out
 	if len(b.replies) > 0 {
 		c.Outbox = append(c.Outbox, botgw.Outbound{Chat: k, ID: "re-" + replyTo(b, snap.Pending), Text: strings.Join(b.replies, "\n\n"), Meta: b.replyMeta()})
 	}
-	return c, stats
+	return c, stats, env
 }
 
 // replyTo is the inbound a reply is named after: the last text answered,

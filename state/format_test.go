@@ -103,7 +103,9 @@ func testExpiryKeptOrDropped(t *testing.T, h *harness) {
 }
 
 // testFinishNextReads: with input waiting, FinishNext keeps the lease and
-// returns what Begin would; with none, it releases the chat.
+// returns the next turn's input (on a single node without the state, which
+// the caller has from its commit; on a cluster what Begin would); with
+// none, it releases the chat.
 func testFinishNextReads(t *testing.T, h *harness) {
 	k := chat("finish-next")
 	mustAppend(t, h, text(k, "m1", "hi"))
@@ -115,9 +117,15 @@ func testFinishNextReads(t *testing.T, h *harness) {
 	if err != nil || !more {
 		t.Fatalf("FinishNext with m2 waiting = %v, %v; want more", more, err)
 	}
-	if next.Lease != snap.Lease || next.Version != 1 || string(next.Blob) != "s1" || next.TTL <= 0 ||
-		!slices.Equal(texts(next.Pending), []string{"again"}) || len(next.Outbox) != 0 {
-		t.Fatalf("FinishNext snapshot = %+v; want the same lease, version 1, blob s1, pending [again], empty outbox", next)
+	if next.Lease != snap.Lease || !slices.Equal(texts(next.Pending), []string{"again"}) || len(next.Outbox) != 0 {
+		t.Fatalf("FinishNext snapshot = %+v; want the same lease, pending [again], empty outbox", next)
+	}
+	if h.s.cluster {
+		if next.Kept || next.Version != 1 || string(next.Blob) != "s1" || next.TTL <= 0 {
+			t.Errorf("FinishNext snapshot on a cluster = %+v; want the state read again (version 1, blob s1)", next)
+		}
+	} else if !next.Kept || next.Version != 0 || next.Blob != nil {
+		t.Errorf("FinishNext snapshot on a single node = %+v; want Kept, without the state", next)
 	}
 	if _, err := h.s.Begin(t.Context(), k, ""); err == nil {
 		t.Fatal("Begin by another worker after FinishNext kept the chat succeeded; want ErrBusy")

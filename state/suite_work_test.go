@@ -160,12 +160,11 @@ func testFinishKeepsPace(t *testing.T, h *harness) {
 	}
 	mustAppend(t, h, text(k, "m2", "meanwhile"))
 	mustCommit(t, h, k, botgw.Commit{Lease: next.Lease, Version: next.Version, Blob: []byte("s"), TTL: time.Hour})
-	after, more, err := h.s.FinishNext(t.Context(), k, next.Lease, nil, h.s.now().Add(-time.Second))
-	if err != nil || !more {
+	if _, more, err := h.s.FinishNext(t.Context(), k, next.Lease, nil, h.s.now().Add(-time.Second)); err != nil || !more {
 		t.Fatalf("FinishNext with input waiting = %v, %v; want true, nil", more, err)
 	}
-	if !after.Paced.Equal(paced) {
-		t.Errorf("next turn's pace after a FinishNext with a past one = %v, want the kept %v", after.Paced, paced)
+	if after := mustBegin(t, h, k, next.Lease); !after.Paced.Equal(paced) {
+		t.Errorf("pace after a FinishNext with a past one = %v, want the kept %v", after.Paced, paced)
 	}
 
 	k = chat("pace-reset")

@@ -73,11 +73,14 @@ func (s *Store) finish(ctx context.Context, k botgw.ChatKey, lease string, deliv
 // FinishNext is Finish that also keeps the chat's own send pace (paced,
 // the theoretical arrival time of its next send; zero or past: nothing to
 // keep) in the chat's state, and, when work remains, returns the next
-// turn's snapshot, as Begin(ctx, k, lease) would: on a single node in the
-// same script (one round trip and no second lease check per turn of a
-// busy chat), on a cluster by calling Begin after Finish. Unlike Finish it
-// does not extend the lease (the caller's renewal covers the next turn) and
-// on a single node leaves the work mark as it is (see finish.lua).
+// turn's input. On a single node that is one script, and the snapshot is
+// Kept: the caller goes on with the state it committed (its Blob is not
+// read again), and neither the lease nor the work mark is touched (see
+// finish.lua), so the caller must still be sure of its lease: the next
+// commit is fenced by it, but the replies left in the outbox are sent
+// before that. On a cluster it calls Begin after Finish, which reads and
+// checks everything. Unlike Finish it does not extend the lease: the
+// caller's renewal covers the next turn.
 func (s *Store) FinishNext(ctx context.Context, k botgw.ChatKey, lease string, delivered []string, paced time.Time) (botgw.Snapshot, bool, error) {
 	now := s.nowMs()
 	keep := int64(0) // a pace already in the past limits nothing: not kept
@@ -109,12 +112,17 @@ func (s *Store) FinishNext(ctx context.Context, k botgw.ChatKey, lease string, d
 		}
 		return botgw.Snapshot{}, false, nil
 	case []any:
-		if len(v) != 7 {
-			return botgw.Snapshot{}, false, fmt.Errorf("finish chat %s: script returned %d values, want 7", k, len(v))
+		if len(v) != 2 {
+			return botgw.Snapshot{}, false, fmt.Errorf("finish chat %s: script returned %d values, want 2", k, len(v))
 		}
-		v[0] = lease
-		snap, err := s.snapshot(ctx, k, ks, v)
-		return snap, err == nil, err
+		pending, _ := v[0].([]any)
+		outbox, _ := v[1].([]any)
+		return botgw.Snapshot{
+			Lease:   lease,
+			Pending: decodeList[botgw.Inbound](ctx, s, k, ks.pending, pending),
+			Outbox:  decodeList[botgw.Outbound](ctx, s, k, ks.outbox, outbox),
+			Kept:    true,
+		}, true, nil
 	}
 	return botgw.Snapshot{}, false, fmt.Errorf("finish chat %s: script returned %T", k, res)
 }

@@ -1,5 +1,5 @@
 -- End a worker's hold on a chat, removing the replies it delivered, and
--- when work remains, read the next turn's snapshot as Begin would.
+-- when work remains, read the next turn's input as FinishNext wants it.
 -- KEYS[1] lease, KEYS[2] pending list, KEYS[3] outbox list, KEYS[4] state
 -- hash, KEYS[5] the chat's work zset (single node only; on a cluster it is
 -- in another slot and the caller handles the mark around this script)
@@ -12,9 +12,8 @@
 -- it ('{"chat":"<chat>","id":"<id>",')
 -- Returns -1 when the lease moved, 0 when the chat is idle (lease
 -- released, mark cleared), else work remains (lease kept) and it returns
--- 1 (lease extended, mark re-hidden), or with ARGV[5] > 0 (mark as it is)
--- {1, version or "", blob or "", expiry, pending, outbox, pace} as
--- begin.lua.
+-- 1 (lease extended, mark re-hidden), or with ARGV[5] > 0 (lease and mark
+-- as they are) {pending, outbox}.
 
 -- removeDelivered drops the delivered entries and tells whether the
 -- outbox is empty after them. They are the head of the outbox in order (a
@@ -73,46 +72,37 @@ if ARGV[6] ~= '0' and redis.call('HSET', KEYS[4], 'r', ARGV[6]) == 1
     and redis.call('HLEN', KEYS[4]) == 1 then
   redis.call('DEL', KEYS[4])
 end
+local read = tonumber(ARGV[5])
+if read > 0 then
+  -- FinishNext: the lists the next turn reads tell whether work remains.
+  -- With work, the caller goes on at once with the next turn on the state
+  -- it just committed (not read again), under a lease its renewal keeps
+  -- alive all along: the lease is neither checked nor extended here (the
+  -- next commit is fenced by it), and the work mark is left as it is. It
+  -- is there (on a single node only Finish removes it, with the last
+  -- input), so the chat is recovered should this worker die; should it
+  -- come due while the turns go on, a replica that claims it cannot take
+  -- the lease and leaves the chat for one more visibility timeout. That
+  -- costs a busy chat one claim a visibility timeout instead of one ZADD,
+  -- a lease check and a state read a turn.
+  local pending = redis.call('LRANGE', KEYS[2], 0, read - 1)
+  local outbox = emptied and {} or redis.call('LRANGE', KEYS[3], 0, -1)
+  if #pending > 0 or #outbox > 0 then
+    return {pending, outbox}
+  end
+end
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then
   return -1
 end
-local read = tonumber(ARGV[5])
-local pending, outbox
-local more
-if read > 0 then
-  -- The lists the next turn reads tell whether work remains.
-  pending = redis.call('LRANGE', KEYS[2], 0, read - 1)
-  outbox = emptied and {} or redis.call('LRANGE', KEYS[3], 0, -1)
-  more = #pending > 0 or #outbox > 0
-else
-  more = redis.call('LLEN', KEYS[2]) > 0 or (not emptied and redis.call('LLEN', KEYS[3]) > 0)
-end
-if not more then
-  redis.call('DEL', KEYS[1])
-  if KEYS[5] then
-    redis.call('ZREM', KEYS[5], ARGV[4])
-  end
-  return 0
-end
-if read == 0 then
+if read == 0 and (redis.call('LLEN', KEYS[2]) > 0 or (not emptied and redis.call('LLEN', KEYS[3]) > 0)) then
   if KEYS[5] then
     redis.call('ZADD', KEYS[5], ARGV[3], ARGV[4])
   end
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
   return 1
 end
--- The caller goes on at once with the next turn, whose lease renewal
--- runs all along: the lease is not extended here, and the work mark is
--- left as it is. It is there (on a single node only Finish removes it,
--- with the last input), so the chat is recovered should this worker die;
--- should it come due while the turns go on, a replica that claims it
--- cannot take the lease and leaves the chat for one more visibility
--- timeout. That costs a busy chat one claim a visibility timeout instead
--- of one ZADD a turn.
--- The rest of begin.lua's read, for the turn that follows.
-local st = redis.call('HMGET', KEYS[4], 'v', 'b', 'e', 'r')
-local expiry = st[3]
-if st[1] and not expiry then
-  expiry = redis.call('PTTL', KEYS[4])
+redis.call('DEL', KEYS[1])
+if KEYS[5] then
+  redis.call('ZREM', KEYS[5], ARGV[4])
 end
-return {1, st[1] or '', st[2] or '', expiry or '0', pending, outbox, st[4] or ''}
+return 0
