@@ -13,8 +13,11 @@
 //	<prefix>:{<chat>}:pending  list of JSON botgw.Inbound, no TTL: input is never lost
 //	<prefix>:{<chat>}:outbox   list of JSON botgw.Outbound, no TTL
 //	<prefix>:{<chat>}:lease    the worker's token, PX LeaseTTL
-//	<prefix>:{<chat>}:seen     zset of inbound ids scored by arrival (unix ms), trimmed
-//	                           to DedupeTTL by every Append
+//	<prefix>:{<chat>}:id:<id>  an inbound id's dedupe record: its arrival (unix ms),
+//	                           SET NX PX DedupeTTL by Append
+//	<prefix>:{<chat>}:seen     the dedupe records of earlier releases, a zset of ids
+//	                           scored by arrival, kept for a window after an
+//	                           upgrade (dedupe.go)
 //
 // The chat list (ChatIndex) is one zset in its own slot, scored by activity:
 //
@@ -34,6 +37,7 @@
 // when the chat is idle. The 16 shards spread the queue over cluster slots.
 //
 //	<prefix>:once:{<name>}     Once keys, SET NX PX
+//	<prefix>:dedupe:{layout}   until when (unix ms) appends keep the seen zsets
 //	<prefix>:ready:{<n>}       Writable's probe, in the slot of work shard n, PX 10s
 //
 // On a single node Append writes the input and the work mark in one script,

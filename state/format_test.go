@@ -1,7 +1,6 @@
 package state
 
 import (
-	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -22,7 +21,7 @@ func TestFormatCompat(t *testing.T) {
 			t.Run("FinishDeliveredNotAtHead", func(t *testing.T) { testFinishNotAtHead(t, newH(t, suiteOpts)) })
 			t.Run("StateOfPreviousRelease", func(t *testing.T) { testPreviousReleaseState(t, newH(t, suiteOpts)) })
 			t.Run("FinishNextReads", func(t *testing.T) { testFinishNextReads(t, newH(t, suiteOpts)) })
-			t.Run("DedupeTrimmedLazily", func(t *testing.T) { testDedupeTrimmedLazily(t, newH(t, suiteOpts)) })
+			t.Run("DedupeRecordsExpire", func(t *testing.T) { testDedupeRecordsExpire(t, newH(t, suiteOpts)) })
 			t.Run("ExpiryKeptOrDropped", func(t *testing.T) { testExpiryKeptOrDropped(t, newH(t, suiteOpts)) })
 		})
 	}
@@ -139,22 +138,24 @@ func testFinishNextReads(t *testing.T, h *harness) {
 	}
 }
 
-// testDedupeTrimmedLazily: ids older than the dedupe window leave the seen
-// zset within trimEvery appends, and are accepted again meanwhile.
-func testDedupeTrimmedLazily(t *testing.T, h *harness) {
-	k := chat("trim")
+// testDedupeRecordsExpire: each id is remembered in a key of its own that
+// expires with the dedupe window; a deployment with no earlier release's
+// records writes no seen zset.
+func testDedupeRecordsExpire(t *testing.T, h *harness) {
+	if err := h.s.checkDedupeLayout(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	k := chat("records")
 	ks, _ := h.s.keys(k)
-	mustAppend(t, h, text(k, "old", "first"))
-	h.advance(suiteOpts.DedupeTTL + 100*time.Millisecond)
-	mustAppend(t, h, text(k, "old", "the same id past the window"))
-	for i := range trimEvery {
-		mustAppend(t, h, text(k, fmt.Sprint("new", i), "more"))
+	mustAppend(t, h, text(k, "m1", "first"))
+	if d := h.s.c.PTTL(t.Context(), ks.ids+"m1").Val(); d <= 0 || d > suiteOpts.DedupeTTL {
+		t.Errorf("PTTL of m1's dedupe record = %v, want in (0, %v]", d, suiteOpts.DedupeTTL)
+	}
+	if n := h.s.c.Exists(t.Context(), ks.seen).Val(); n != 0 {
+		t.Errorf("a new deployment wrote a seen zset (exists = %d); want none", n)
 	}
 	h.advance(suiteOpts.DedupeTTL + 100*time.Millisecond)
-	for i := range trimEvery {
-		mustAppend(t, h, text(k, fmt.Sprint("newer", i), "more"))
-	}
-	if n := h.s.c.ZCard(t.Context(), ks.seen).Val(); n != trimEvery {
-		t.Errorf("seen ids after %d appends past the window = %d, want only those %d", trimEvery, n, trimEvery)
+	if n := h.s.c.Exists(t.Context(), ks.ids+"m1").Val(); n != 0 {
+		t.Errorf("m1's dedupe record outlived the window (exists = %d)", n)
 	}
 }

@@ -20,7 +20,8 @@ type chatKeys struct {
 	pending string
 	outbox  string
 	lease   string
-	seen    string
+	ids     string // the prefix of the chat's dedupe records: ids + <inbound id>
+	seen    string // the dedupe zset of earlier releases (dedupe.go)
 	work    string // the chat's work shard; a different slot
 }
 
@@ -36,6 +37,7 @@ func (s *Store) keys(k botgw.ChatKey) (chatKeys, error) {
 		pending: base + "pending",
 		outbox:  base + "outbox",
 		lease:   base + "lease",
+		ids:     base + "id:",
 		seen:    base + "seen",
 		work:    s.workKey(shardOf(member)),
 	}, nil

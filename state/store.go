@@ -23,7 +23,9 @@ type Store struct {
 	log     *slog.Logger
 	now     func() time.Time // the clock of work marks and dedupe; tests replace it
 	emb     *embedded        // nil unless Open started the embedded server
-	appends atomic.Uint64    // counts appends, to trim dedupe windows lazily
+	// legacyUntil is the unix ms until which appends also keep the dedupe
+	// zsets of earlier releases (dedupe.go); 0: not at all.
+	legacyUntil atomic.Int64
 }
 
 // Open connects to the Redis cfg names, or starts the embedded in-process
@@ -42,6 +44,10 @@ func Open(ctx context.Context, cfg Config, opts Options, log *slog.Logger) (*Sto
 		return nil, err
 	}
 	if err := loadScripts(ctx, s.c); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if err := s.checkDedupeLayout(ctx); err != nil {
 		s.Close()
 		return nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/botgw/botgw"
 )
 
@@ -26,6 +28,7 @@ func runSuite(t *testing.T, newH newHarness) {
 	}{
 		{"AppendDeduplicates", testAppendDeduplicates},
 		{"AppendAllOrNothing", testAppendAllOrNothing},
+		{"DedupeOfEarlierRelease", testDedupeOfEarlierRelease},
 		{"RepairMarksOrphans", testRepairMarksOrphans},
 		{"Writable", testWritable},
 		{"BeginLeases", testBeginLeases},
@@ -169,5 +172,47 @@ func testCommitStaleLease(t *testing.T, h *harness) {
 	snap := mustBegin(t, h, k, live.Lease)
 	if snap.Blob != nil || len(snap.Pending) != 1 {
 		t.Errorf("after a fenced commit: blob %q, %d pending; want no blob, 1 pending", snap.Blob, len(snap.Pending))
+	}
+}
+
+// testDedupeOfEarlierRelease: on a Redis where an earlier release kept its
+// dedupe records in seen zsets, appends read them (a retry of a message
+// that release stored is a duplicate) and write them (so can its replicas,
+// during a rolling upgrade) for one dedupe window, then no more; every
+// replica makes the same decision.
+func testDedupeOfEarlierRelease(t *testing.T, h *harness) {
+	ctx := t.Context()
+	k := chat("upgrade")
+	ks, _ := h.s.keys(k)
+	if err := h.s.c.ZAdd(ctx, ks.seen, redis.Z{Score: float64(h.s.nowMs()), Member: "old"}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.s.checkDedupeLayout(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.s.Append(ctx, text(k, "old", "retried")); !errors.Is(err, botgw.ErrDuplicate) {
+		t.Fatalf("Append of an id the earlier release stored = %v, want ErrDuplicate", err)
+	}
+	mustAppend(t, h, text(k, "new", "hello"))
+	if err := h.s.c.ZScore(ctx, ks.seen, "new").Err(); err != nil {
+		t.Errorf("the earlier release's replicas cannot see the new id: ZSCORE = %v", err)
+	}
+
+	other := New(h.s.c, h.s.prefix, h.s.opts) // another replica, started later
+	other.now = h.s.now
+	if err := other.checkDedupeLayout(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := other.legacyUntil.Load(), h.s.legacyUntil.Load(); got != want || want == 0 {
+		t.Errorf("second replica keeps the seen zsets until %d, the first until %d; want the same, not 0", got, want)
+	}
+
+	h.advance(suiteOpts.DedupeTTL + 100*time.Millisecond)
+	mustAppend(t, h, text(k, "later", "after the window"))
+	if err := h.s.c.ZScore(ctx, ks.seen, "later").Err(); !errors.Is(err, redis.Nil) {
+		t.Errorf("ZSCORE of an id appended a window after the upgrade = %v, want redis.Nil (zset no longer kept)", err)
+	}
+	if err := h.s.Append(ctx, text(k, "new", "again")); err != nil {
+		t.Errorf("Append of an id past the window = %v, want it stored", err)
 	}
 }

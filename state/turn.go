@@ -35,16 +35,17 @@ func (s *Store) Append(ctx context.Context, in botgw.Inbound) error {
 		return fmt.Errorf("append to chat %s: encode inbound %s: %w: %w", in.Chat, in.ID, botgw.ErrInvalidInput, err)
 	}
 	now := s.nowMs()
-	trim := "0"
-	if s.appends.Add(1)%trimEvery == 0 {
-		trim = "1"
+	legacy := "0"
+	if now < s.legacyUntil.Load() {
+		legacy = "1"
 	}
-	args := []any{in.ID, now, ms(s.opts.DedupeTTL), raw, now + ms(s.opts.Visibility), ks.member, trim}
+	keys := []string{ks.ids + in.ID, ks.pending, ks.seen}
+	args := []any{in.ID, now, ms(s.opts.DedupeTTL), raw, now + ms(s.opts.Visibility), ks.member, legacy}
 	if !s.cluster {
-		n, err := appendScript.Run(ctx, s.c, []string{ks.seen, ks.pending, ks.work}, args...).Int()
+		n, err := appendScript.Run(ctx, s.c, append(keys, ks.work), args...).Int()
 		return appended(in, n, err)
 	}
-	n, err := appendScript.Run(ctx, s.c, []string{ks.seen, ks.pending}, args...).Int()
+	n, err := appendScript.Run(ctx, s.c, keys, args...).Int()
 	if err == nil {
 		if merr := s.markNX(ctx, ks, now+ms(s.opts.Visibility)); merr != nil {
 			s.log.Warn("input stored without its work mark; the repair scan restores it", "chat", in.Chat, "err", merr)
@@ -52,12 +53,6 @@ func (s *Store) Append(ctx context.Context, in botgw.Inbound) error {
 	}
 	return appended(in, n, err)
 }
-
-// trimEvery: one append in trimEvery also drops the ids older than the
-// dedupe window from its chat's seen zset. Duplicates are judged by age,
-// so the trim only bounds the zset's size, and sparing it on the others
-// saves Redis a ZREMRANGEBYSCORE per message.
-const trimEvery = 8
 
 // appended turns the append script's answer into Append's error.
 func appended(in botgw.Inbound, n int, err error) error {
