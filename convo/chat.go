@@ -27,7 +27,7 @@ const (
 // runChat holds chat k's lease and runs steps while the chat has pending
 // input or undelivered replies. Another worker holding the lease (on this
 // replica or another) makes it return at once: that worker sees our input.
-func (e *Engine) runChat(k botgw.ChatKey) {
+func (e *Engine) runChat(k botgw.ChatKey, w *worker) {
 	if h, ok := e.deps.Channels[k.Channel].(botgw.Holder); ok && !h.Holding() {
 		return // another replica holds the session; its poller takes the chat
 	}
@@ -41,6 +41,9 @@ func (e *Engine) runChat(k botgw.ChatKey) {
 	var st known        // the state as the last snapshot or commit left it
 	for {
 		asked := time.Now()
+		if next == nil {
+			e.looking(w)
+		}
 		snap, err := e.begin(ctx, k, lease, &next)
 		if err == nil && snap.Kept {
 			if err = e.keep(ctx, k, &snap, &st, &held); errors.Is(err, botgw.ErrLeaseLost) {
@@ -94,6 +97,7 @@ func (e *Engine) runChat(k botgw.ChatKey) {
 			}
 			return
 		}
+		e.looking(w) // Finish sees the input appended before it
 		more, err := e.finish(ctx, k, lease, delivered, paced, &next)
 		if err != nil {
 			log.Warn("finish turn", "err", err)

@@ -142,6 +142,8 @@ type Engine struct {
 // worker is the goroutine that runs one chat's turns while it has work.
 // Its fields are guarded by Engine.mu.
 type worker struct {
+	// dirty: input arrived after the worker last read the chat's pending
+	// input (see looking), so it runs the chat once more before it ends.
 	dirty     bool
 	lastInput time.Time               // when input for the chat last reached this replica
 	interrupt context.CancelCauseFunc // cancels the running turn (OnNewInputInterrupt); nil when not armed
@@ -234,7 +236,7 @@ func (e *Engine) work(k botgw.ChatKey, w *worker) {
 			e.reap(k)
 			return
 		}
-		e.runChat(k)
+		e.runChat(k, w)
 		e.mu.Lock()
 		if !w.dirty || e.closing {
 			delete(e.workers, k)
@@ -244,6 +246,17 @@ func (e *Engine) work(k botgw.ChatKey, w *worker) {
 		w.dirty = false
 		e.mu.Unlock()
 	}
+}
+
+// looking is called as w's chat loop is about to read the chat's pending
+// input from the store: input appended before then is in that read, so
+// its kick need not run the chat again. Without it, every message that
+// reached a busy chat, and was answered by its next turn, would cost one
+// more lease and read of an empty chat once the turns ended.
+func (e *Engine) looking(w *worker) {
+	e.mu.Lock()
+	w.dirty = false
+	e.mu.Unlock()
 }
 
 func (e *Engine) reap(k botgw.ChatKey) {

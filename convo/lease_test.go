@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -144,4 +145,40 @@ func TestResetBetweenKeptTurnsHolds(t *testing.T) {
 	if n := len(r.prov.Requests()); n != 3 {
 		t.Errorf("model asked %d times, want 3 (the second turn again, on the reset state)", n)
 	}
+}
+
+// A message that reaches a busy chat is answered by the chat's next turn,
+// whose input the worker reads along with the last turn's finish: once the
+// turns end, it takes no second lease to look at a chat with nothing left.
+func TestInputToABusyChatTakesNoSecondLease(t *testing.T) {
+	st := &beginCounter{Store: openStore(t, false, state.Options{})}
+	send := &gatedSend{entered: make(chan struct{}), open: make(chan struct{})}
+	r := newRig(t, st, fake.New(), Config{}, func(e *Engine) {
+		send.Channel = e.deps.Channels["test"]
+		e.deps.Channels["test"] = send
+	})
+	r.say(t, testChat, "1", "first")
+	<-send.entered
+	r.say(t, testChat, "2", "second") // the chat's worker is busy: the kick marks it
+	close(send.open)
+	r.ch.Wait(t, 2, 5*time.Second)
+	waitFor(t, func() bool {
+		r.eng.mu.Lock()
+		defer r.eng.mu.Unlock()
+		return len(r.eng.workers) == 0
+	})
+	if n := st.begins.Load(); n != 1 {
+		t.Errorf("the chat's lease was taken %d times for two messages in a row, want once", n)
+	}
+}
+
+// beginCounter counts the store's Begin calls.
+type beginCounter struct {
+	*state.Store
+	begins atomic.Int32
+}
+
+func (b *beginCounter) Begin(ctx context.Context, k botgw.ChatKey, lease string) (botgw.Snapshot, error) {
+	b.begins.Add(1)
+	return b.Store.Begin(ctx, k, lease)
 }
