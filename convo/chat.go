@@ -169,9 +169,10 @@ func (e *Engine) leaseSure() time.Duration {
 }
 
 // keep completes a Kept snapshot with the state the worker knows, after
-// making sure of the lease: FinishNext did not check it, and the snapshot's
-// leftover replies are sent before the next commit's fence. Should the
-// renewal be late, the lease is checked (and extended) with Renew.
+// making sure of the lease: FinishNext checked it only if replies were
+// left, and a turn run on a lost lease (its model call, its tools) would
+// be refused at its commit. Should the renewal be late, the lease is
+// checked (and extended) with Renew.
 func (e *Engine) keep(ctx context.Context, k botgw.ChatKey, snap *botgw.Snapshot, st *known, held *leaseClock) error {
 	if !held.sure(e.leaseSure()) {
 		asked := time.Now()

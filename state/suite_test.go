@@ -45,6 +45,7 @@ func runSuite(t *testing.T, newH newHarness) {
 		{"FinishIdle", testFinishIdle},
 		{"FinishMore", testFinishMore},
 		{"FinishNextMoreRecovers", testFinishNextMoreRecovers},
+		{"FinishNextLeftoversNeedTheLease", testFinishNextLeftoversNeedTheLease},
 		{"DueReclaims", testDueReclaims},
 		{"DueLimit", testDueLimit},
 		{"Backlog", testBacklog},

@@ -346,3 +346,31 @@ func testProgress(t *testing.T, h *harness) {
 		t.Errorf("outbox after Progress(r2, 2) = %+v, want %+v", got, want)
 	}
 }
+
+// testFinishNextLeftoversNeedTheLease: FinishNext hands replies left in the
+// outbox (which the caller sends at once, before any commit) only to the
+// lease's holder; input alone goes on without a check, the next commit
+// being fenced.
+func testFinishNextLeftoversNeedTheLease(t *testing.T, h *harness) {
+	k := chat("next-leftovers")
+	ks, _ := h.s.keys(k)
+	mustAppend(t, h, text(k, "m1", "hi"))
+	snap := mustBegin(t, h, k, "")
+	out := []botgw.Outbound{{Chat: k, ID: "r1", Text: "one"}, {Chat: k, ID: "r2", Text: "two"}}
+	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Blob: []byte("s"), TTL: time.Hour, Consumed: 1, Outbox: out})
+	mustAppend(t, h, text(k, "m2", "more"))
+	if err := h.s.c.Set(t.Context(), ks.lease, "another worker", time.Minute).Err(); err != nil {
+		t.Fatal(err)
+	}
+	next, more, err := h.s.FinishNext(t.Context(), k, snap.Lease, []string{"r1"}, time.Time{})
+	if !errors.Is(err, botgw.ErrLeaseLost) {
+		t.Fatalf("FinishNext on a lost lease with r2 left = %d replies, %v, %v; want ErrLeaseLost", len(next.Outbox), more, err)
+	}
+	if h.s.cluster {
+		return // Begin after Finish: the lease is always checked
+	}
+	next, more, err = h.s.FinishNext(t.Context(), k, snap.Lease, []string{"r2"}, time.Time{})
+	if err != nil || !more || !next.Kept || len(next.Outbox) != 0 || len(next.Pending) != 1 {
+		t.Errorf("FinishNext with input only = %+v, %v, %v; want Kept with m2 and no replies", next, more, err)
+	}
+}

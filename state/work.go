@@ -76,10 +76,11 @@ func (s *Store) finish(ctx context.Context, k botgw.ChatKey, lease string, deliv
 // turn's input. On a single node that is one script, and the snapshot is
 // Kept: the caller goes on with the state it committed (its Blob is not
 // read again), and neither the lease nor the work mark is touched (see
-// finish.lua), so the caller must still be sure of its lease: the next
-// commit is fenced by it, but the replies left in the outbox are sent
-// before that. On a cluster it calls Begin after Finish, which reads and
-// checks everything. Unlike Finish it does not extend the lease: the
+// finish.lua). The lease is checked only when replies are left in the
+// outbox (ErrLeaseLost if it moved), since they are sent before any fence;
+// the next turn's commit is fenced by it, so a caller unsure of its lease
+// checks it to spare a turn that would be refused. On a cluster it calls
+// Begin after Finish, which reads and checks everything. Unlike Finish it does not extend the lease: the
 // caller's renewal covers the next turn.
 func (s *Store) FinishNext(ctx context.Context, k botgw.ChatKey, lease string, delivered []string, paced time.Time) (botgw.Snapshot, bool, error) {
 	now := s.nowMs()

@@ -75,18 +75,23 @@ end
 local read = tonumber(ARGV[5])
 if read > 0 then
   -- FinishNext: the lists the next turn reads tell whether work remains.
-  -- With work, the caller goes on at once with the next turn on the state
-  -- it just committed (not read again), under a lease its renewal keeps
-  -- alive all along: the lease is neither checked nor extended here (the
-  -- next commit is fenced by it), and the work mark is left as it is. It
-  -- is there (on a single node only Finish removes it, with the last
-  -- input), so the chat is recovered should this worker die; should it
-  -- come due while the turns go on, a replica that claims it cannot take
-  -- the lease and leaves the chat for one more visibility timeout. That
-  -- costs a busy chat one claim a visibility timeout instead of one ZADD,
-  -- a lease check and a state read a turn.
+  -- With input only, the caller goes on at once with the next turn on the
+  -- state it just committed (not read again), under a lease its renewal
+  -- keeps alive all along: the lease is neither checked nor extended here
+  -- (the next commit is fenced by it), and the work mark is left as it
+  -- is. It is there (on a single node only Finish removes it, with the
+  -- last input), so the chat is recovered should this worker die; should
+  -- it come due while the turns go on, a replica that claims it cannot
+  -- take the lease and leaves the chat for one more visibility timeout.
+  -- That costs a busy chat one claim a visibility timeout instead of one
+  -- ZADD, a lease check and a state read a turn. Replies left in the
+  -- outbox are sent before any fence, and a holder has none left once it
+  -- delivered its own: they are returned only to the lease's holder.
   local pending = redis.call('LRANGE', KEYS[2], 0, read - 1)
   local outbox = emptied and {} or redis.call('LRANGE', KEYS[3], 0, -1)
+  if #outbox > 0 and redis.call('GET', KEYS[1]) ~= ARGV[1] then
+    return -1
+  end
   if #pending > 0 or #outbox > 0 then
     return {pending, outbox}
   end
