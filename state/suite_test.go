@@ -43,6 +43,7 @@ func runSuite(t *testing.T, newH newHarness) {
 		{"FinishPartlyDelivered", testFinishPartlyDelivered},
 		{"FinishKeepsPace", testFinishKeepsPace},
 		{"FinishIdle", testFinishIdle},
+		{"FinishIdleKeepsAnothersLease", testFinishIdleKeepsAnothersLease},
 		{"FinishMore", testFinishMore},
 		{"FinishNextMoreRecovers", testFinishNextMoreRecovers},
 		{"FinishNextLeftoversNeedTheLease", testFinishNextLeftoversNeedTheLease},

@@ -374,3 +374,27 @@ func testFinishNextLeftoversNeedTheLease(t *testing.T, h *harness) {
 		t.Errorf("FinishNext with input only = %+v, %v, %v; want Kept with m2 and no replies", next, more, err)
 	}
 }
+
+// testFinishIdleKeepsAnothersLease: a worker whose lease expired and was
+// taken finds the chat idle; its Finish and FinishNext report the loss and
+// leave the new holder's lease in place.
+func testFinishIdleKeepsAnothersLease(t *testing.T, h *harness) {
+	k := chat("idle-lost")
+	mustAppend(t, h, text(k, "m1", "hi"))
+	dead := mustBegin(t, h, k, "")
+	mustCommit(t, h, k, botgw.Commit{Lease: dead.Lease, Blob: []byte("s"), TTL: time.Hour, Consumed: 1})
+	h.advance(suiteOpts.LeaseTTL + 100*time.Millisecond)
+	live := mustBegin(t, h, k, "")
+	if _, err := h.s.Finish(t.Context(), k, dead.Lease, nil); !errors.Is(err, botgw.ErrLeaseLost) {
+		t.Errorf("Finish of an idle chat by the worker that lost it = %v, want ErrLeaseLost", err)
+	}
+	if _, _, err := h.s.FinishNext(t.Context(), k, dead.Lease, nil, time.Time{}); !errors.Is(err, botgw.ErrLeaseLost) {
+		t.Errorf("FinishNext of an idle chat by the worker that lost it = %v, want ErrLeaseLost", err)
+	}
+	if _, err := h.s.Begin(t.Context(), k, ""); !errors.Is(err, botgw.ErrBusy) {
+		t.Errorf("Begin by a third worker = %v, want ErrBusy: the new holder's lease must stay", err)
+	}
+	if _, err := h.s.Begin(t.Context(), k, live.Lease); err != nil {
+		t.Errorf("Begin by the new holder = %v, want its lease kept", err)
+	}
+}

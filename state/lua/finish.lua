@@ -96,17 +96,27 @@ if read > 0 then
     return {pending, outbox}
   end
 end
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then
-  return -1
-end
 if read == 0 and (redis.call('LLEN', KEYS[2]) > 0 or (not emptied and redis.call('LLEN', KEYS[3]) > 0)) then
+  if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+    return -1
+  end
   if KEYS[5] then
     redis.call('ZADD', KEYS[5], ARGV[3], ARGV[4])
   end
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
   return 1
 end
-redis.call('DEL', KEYS[1])
+-- Idle: release the lease, if it is still ours. GETDEL takes it and says
+-- whose it was in one command; should it be another worker's (ours was
+-- lost), it is put back at once, with a whole TTL: that can only delay the
+-- chat's recovery, should that worker be dead, by one TTL.
+local held = redis.call('GETDEL', KEYS[1])
+if held ~= ARGV[1] then
+  if held then
+    redis.call('SET', KEYS[1], held, 'PX', ARGV[2])
+  end
+  return -1
+end
 if KEYS[5] then
   redis.call('ZREM', KEYS[5], ARGV[4])
 end
