@@ -167,11 +167,11 @@ func (s *standby) Holding() bool { s.asked.Add(1); return s.holding.Load() }
 
 func TestTurnsRunOnlyWhereTheSessionIsHeld(t *testing.T) {
 	st := openStore(t, false, fastStore)
-	var sb *standby
-	r := newRig(t, st, fake.New(), Config{}, func(e *Engine) {
-		sb = &standby{Channel: e.deps.Channels["test"]}
-		e.deps.Channels["test"] = sb
-	})
+	sb := &standby{}
+	r := newRig(t, st, fake.New(), Config{}, sendThrough(func(ch botgw.Channel) botgw.Channel {
+		sb.Channel = ch
+		return sb
+	}))
 	r.say(t, testChat, "1", "hello")
 	// the worker and then the poller each asked and were told no
 	waitFor(t, func() bool { return sb.asked.Load() >= 2 })

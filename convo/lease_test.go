@@ -71,11 +71,8 @@ func countRole(h []botgw.Message, r botgw.Role) int {
 // it first, and leaves the input to the replica that took the chat.
 func TestLeaseLostBetweenTurnsStopsTheWorker(t *testing.T) {
 	stores := openShared(t, 2, fastStore) // lease 1s
-	send := &gatedSend{entered: make(chan struct{}), open: make(chan struct{})}
-	stale := newRig(t, stores[0], fake.New(), Config{LeaseRenew: time.Hour}, func(e *Engine) {
-		send.Channel = e.deps.Channels["test"]
-		e.deps.Channels["test"] = send
-	})
+	send := newGatedSend()
+	stale := newRig(t, stores[0], fake.New(), Config{LeaseRenew: time.Hour}, sendThrough(send.around))
 	stale.say(t, testChat, "1", "first")
 	<-send.entered // the first answer is committed; its send hangs
 
@@ -110,6 +107,16 @@ type gatedSend struct {
 	once          sync.Once
 }
 
+func newGatedSend() *gatedSend {
+	return &gatedSend{entered: make(chan struct{}), open: make(chan struct{})}
+}
+
+// around is gatedSend in front of ch, for sendThrough.
+func (g *gatedSend) around(ch botgw.Channel) botgw.Channel {
+	g.Channel = ch
+	return g
+}
+
 func (g *gatedSend) Send(ctx context.Context, m botgw.Outbound) error {
 	g.once.Do(func() { close(g.entered) })
 	<-g.open
@@ -121,11 +128,8 @@ func (g *gatedSend) Send(ctx context.Context, m botgw.Outbound) error {
 // the reset (the version fence), and the turn runs again on the empty state.
 func TestResetBetweenKeptTurnsHolds(t *testing.T) {
 	st := openStore(t, false, state.Options{})
-	send := &gatedSend{entered: make(chan struct{}), open: make(chan struct{})}
-	r := newRig(t, st, fake.New(), Config{}, func(e *Engine) {
-		send.Channel = e.deps.Channels["test"]
-		e.deps.Channels["test"] = send
-	})
+	send := newGatedSend()
+	r := newRig(t, st, fake.New(), Config{}, sendThrough(send.around))
 	r.say(t, testChat, "1", "first")
 	<-send.entered // the first turn is committed; its reply's send hangs
 	release := r.prov.Block()
@@ -152,11 +156,8 @@ func TestResetBetweenKeptTurnsHolds(t *testing.T) {
 // turns end, it takes no second lease to look at a chat with nothing left.
 func TestInputToABusyChatTakesNoSecondLease(t *testing.T) {
 	st := &beginCounter{Store: openStore(t, false, state.Options{})}
-	send := &gatedSend{entered: make(chan struct{}), open: make(chan struct{})}
-	r := newRig(t, st, fake.New(), Config{}, func(e *Engine) {
-		send.Channel = e.deps.Channels["test"]
-		e.deps.Channels["test"] = send
-	})
+	send := newGatedSend()
+	r := newRig(t, st, fake.New(), Config{}, sendThrough(send.around))
 	r.say(t, testChat, "1", "first")
 	<-send.entered
 	r.say(t, testChat, "2", "second") // the chat's worker is busy: the kick marks it

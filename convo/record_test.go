@@ -103,9 +103,9 @@ func (c outageAfterSend) Send(ctx context.Context, m botgw.Outbound) error {
 func TestDeliveredReplyIsRecordedAfterARedisOutage(t *testing.T) {
 	stores := openShared(t, 2, fastStore) // lease 1s
 	flaky := &awayStore{Store: stores[0]}
-	a := newRig(t, flaky, fake.New(), Config{TakeoverGrace: time.Second}, func(e *Engine) {
-		e.deps.Channels["test"] = outageAfterSend{Channel: e.deps.Channels["test"], store: flaky}
-	})
+	a := newRig(t, flaky, fake.New(), Config{TakeoverGrace: time.Second}, sendThrough(func(ch botgw.Channel) botgw.Channel {
+		return outageAfterSend{Channel: ch, store: flaky}
+	}))
 
 	a.say(t, testChat, "1", "hello")
 	a.ch.Wait(t, 1, 5*time.Second)
@@ -143,9 +143,9 @@ func (partFails) Send(context.Context, botgw.Outbound) error {
 // so the replica that retries the reply resumes after them.
 func TestSplitReplyProgressSurvivesTheReplica(t *testing.T) {
 	stores := openShared(t, 2, fastStore)
-	a := newRig(t, stores[0], fake.New(), Config{TakeoverGrace: 100 * time.Millisecond}, func(e *Engine) {
-		e.deps.Channels["test"] = partFails{e.deps.Channels["test"]}
-	})
+	a := newRig(t, stores[0], fake.New(), Config{TakeoverGrace: 100 * time.Millisecond}, sendThrough(func(ch botgw.Channel) botgw.Channel {
+		return partFails{ch}
+	}))
 	a.say(t, testChat, "1", "hello")
 	// Four attempts with backoff (0.5–0.75 s, 1–1.5 s, 2–3 s) take up to
 	// 5.25 s before the reply is kept.

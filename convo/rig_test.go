@@ -129,6 +129,12 @@ func newRigWith(t *testing.T, st botgw.Store, prov *fake.Provider, model botgw.P
 
 var testChat = botgw.ChatKey{Channel: "test", ID: "player1"}
 
+// sendThrough makes the rig's engine send through the channel wrap
+// returns, given the rig's recorder to pass sends on to.
+func sendThrough(wrap func(botgw.Channel) botgw.Channel) func(*Engine) {
+	return func(e *Engine) { e.deps.Channels["test"] = wrap(e.deps.Channels["test"]) }
+}
+
 // say delivers a user message as a channel would.
 func (r *rig) say(t *testing.T, k botgw.ChatKey, id, text string) {
 	t.Helper()

@@ -43,11 +43,11 @@ func (c *slotChannel) taken() []time.Time {
 // limit allows.
 func TestSendPaceIsKeptAcrossLeases(t *testing.T) {
 	st := openStore(t, false, fastStore)
-	var ch *slotChannel
-	r := newRig(t, st, fake.New(), Config{}, func(e *Engine) {
-		ch = &slotChannel{Channel: e.deps.Channels["test"]}
-		e.deps.Channels["test"] = ch
-	})
+	ch := &slotChannel{}
+	r := newRig(t, st, fake.New(), Config{}, sendThrough(func(in botgw.Channel) botgw.Channel {
+		ch.Channel = in
+		return ch
+	}))
 	r.say(t, testChat, "m1", "first")
 	r.ch.Wait(t, 1, 5*time.Second)
 	// Take the idle chat's lease and give it back: the next turn begins on

@@ -88,9 +88,7 @@ func testFinishDelivered(t *testing.T, h *harness) {
 	}
 
 	k = chat("finish-delivered-lost")
-	mustAppend(t, h, text(k, "m1", "hi"))
-	dead := mustBegin(t, h, k, "")
-	mustCommit(t, h, k, botgw.Commit{Lease: dead.Lease, Blob: []byte("s"), TTL: time.Hour, Consumed: 1, Outbox: out})
+	dead := committedTurn(t, h, k, out...)
 	h.advance(suiteOpts.LeaseTTL + 100*time.Millisecond)
 	live := mustBegin(t, h, k, "")
 	if _, err := h.s.Finish(t.Context(), k, dead.Lease, []string{"r1"}); !errors.Is(err, botgw.ErrLeaseLost) {
@@ -113,9 +111,7 @@ func testFinishPartlyDelivered(t *testing.T, h *harness) {
 		return []botgw.Outbound{{Chat: k, ID: "r1", Text: "one"}, {Chat: k, ID: "r2", Text: "two"}}
 	}
 	k := chat("finish-partly")
-	mustAppend(t, h, text(k, "m1", "hi"))
-	snap := mustBegin(t, h, k, "")
-	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Blob: []byte("s"), TTL: time.Hour, Consumed: 1, Outbox: out(k)})
+	snap := committedTurn(t, h, k, out(k)...)
 	more, err := h.s.Finish(t.Context(), k, snap.Lease, []string{"r1"})
 	if err != nil || !more {
 		t.Fatalf("Finish with r2 undelivered = %v, %v; want true, nil", more, err)
@@ -125,9 +121,7 @@ func testFinishPartlyDelivered(t *testing.T, h *harness) {
 	}
 
 	k = chat("finish-next-partly")
-	mustAppend(t, h, text(k, "m1", "hi"))
-	snap = mustBegin(t, h, k, "")
-	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Blob: []byte("s"), TTL: time.Hour, Consumed: 1, Outbox: out(k)})
+	snap = committedTurn(t, h, k, out(k)...)
 	next, more, err := h.s.FinishNext(t.Context(), k, snap.Lease, []string{"r1"}, time.Time{})
 	if err != nil || !more {
 		t.Fatalf("FinishNext with r2 undelivered = %v, %v; want true, nil", more, err)
@@ -147,9 +141,7 @@ func testFinishPartlyDelivered(t *testing.T, h *harness) {
 // leave a state without expiry).
 func testFinishKeepsPace(t *testing.T, h *harness) {
 	k := chat("pace")
-	mustAppend(t, h, text(k, "m1", "hi"))
-	snap := mustBegin(t, h, k, "")
-	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Blob: []byte("s"), TTL: time.Hour, Consumed: 1})
+	snap := committedTurn(t, h, k)
 	paced := h.s.now().Add(time.Hour).Truncate(time.Millisecond)
 	if _, more, err := h.s.FinishNext(t.Context(), k, snap.Lease, nil, paced); err != nil || more {
 		t.Fatalf("FinishNext = %v, %v; want false, nil", more, err)
@@ -182,9 +174,7 @@ func testFinishKeepsPace(t *testing.T, h *harness) {
 
 func testFinishIdle(t *testing.T, h *harness) {
 	k := chat("idle")
-	mustAppend(t, h, text(k, "m1", "hi"))
-	snap := mustBegin(t, h, k, "")
-	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Blob: []byte("s"), TTL: time.Hour, Consumed: 1})
+	snap := committedTurn(t, h, k)
 	more, err := h.s.Finish(t.Context(), k, snap.Lease, nil)
 	if err != nil || more {
 		t.Fatalf("Finish on an idle chat = %v, %v; want false, nil", more, err)
@@ -200,10 +190,8 @@ func testFinishIdle(t *testing.T, h *harness) {
 
 func testFinishMore(t *testing.T, h *harness) {
 	k := chat("more")
-	mustAppend(t, h, text(k, "m1", "hi"))
-	snap := mustBegin(t, h, k, "")
-	mustAppend(t, h, text(k, "m2", "during the turn"))
-	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Blob: []byte("s"), TTL: time.Hour, Consumed: 1})
+	snap := committedTurn(t, h, k)
+	mustAppend(t, h, text(k, "m2", "before the finish"))
 	more, err := h.s.Finish(t.Context(), k, snap.Lease, nil)
 	if err != nil || !more {
 		t.Fatalf("Finish with new input = %v, %v; want true, nil", more, err)
@@ -223,10 +211,8 @@ func testFinishMore(t *testing.T, h *harness) {
 // chat comes due once the lease expired.
 func testFinishNextMoreRecovers(t *testing.T, h *harness) {
 	k := chat("next-more")
-	mustAppend(t, h, text(k, "m1", "hi"))
-	snap := mustBegin(t, h, k, "")
-	mustAppend(t, h, text(k, "m2", "during the turn"))
-	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Blob: []byte("s"), TTL: time.Hour, Consumed: 1})
+	snap := committedTurn(t, h, k)
+	mustAppend(t, h, text(k, "m2", "before the finish"))
 	next, more, err := h.s.FinishNext(t.Context(), k, snap.Lease, nil, time.Time{})
 	if err != nil || !more || len(next.Pending) != 1 {
 		t.Fatalf("FinishNext with new input = %d pending, %v, %v; want 1, true, nil", len(next.Pending), more, err)
@@ -380,9 +366,7 @@ func testFinishNextLeftoversNeedTheLease(t *testing.T, h *harness) {
 // leave the new holder's lease in place.
 func testFinishIdleKeepsAnothersLease(t *testing.T, h *harness) {
 	k := chat("idle-lost")
-	mustAppend(t, h, text(k, "m1", "hi"))
-	dead := mustBegin(t, h, k, "")
-	mustCommit(t, h, k, botgw.Commit{Lease: dead.Lease, Blob: []byte("s"), TTL: time.Hour, Consumed: 1})
+	dead := committedTurn(t, h, k)
 	h.advance(suiteOpts.LeaseTTL + 100*time.Millisecond)
 	live := mustBegin(t, h, k, "")
 	if _, err := h.s.Finish(t.Context(), k, dead.Lease, nil); !errors.Is(err, botgw.ErrLeaseLost) {
@@ -397,4 +381,15 @@ func testFinishIdleKeepsAnothersLease(t *testing.T, h *harness) {
 	if _, err := h.s.Begin(t.Context(), k, live.Lease); err != nil {
 		t.Errorf("Begin by the new holder = %v, want its lease kept", err)
 	}
+}
+
+// committedTurn runs one turn of chat k up to its commit: the input "hi"
+// appended and taken, state "s" and the replies out committed. It returns
+// the snapshot the turn began on; the lease is still held.
+func committedTurn(t *testing.T, h *harness, k botgw.ChatKey, out ...botgw.Outbound) botgw.Snapshot {
+	t.Helper()
+	mustAppend(t, h, text(k, "m1", "hi"))
+	snap := mustBegin(t, h, k, "")
+	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Blob: []byte("s"), TTL: time.Hour, Consumed: 1, Outbox: out})
+	return snap
 }
