@@ -30,20 +30,7 @@ import (
 
 // checkDedupeLayout reads, or makes and records, the decision.
 func (s *Store) checkDedupeLayout(ctx context.Context) error {
-	key := s.prefix + ":dedupe:{layout}"
-	until, err := s.c.Get(ctx, key).Int64()
-	if errors.Is(err, redis.Nil) {
-		var found bool
-		if found, err = s.legacyDedupeExists(ctx); err != nil {
-			return fmt.Errorf("look for dedupe records of an earlier release: %w", err)
-		}
-		if found {
-			until = s.nowMs() + ms(s.opts.DedupeTTL)
-		}
-		if err = s.c.SetNX(ctx, key, until, 2*s.opts.DedupeTTL).Err(); err == nil {
-			until, err = s.c.Get(ctx, key).Int64() // another replica's, should it have been first
-		}
-	}
+	until, err := s.upgradeWindow(ctx, s.prefix+":dedupe:{layout}", 2*s.opts.DedupeTTL, s.legacyDedupeExists)
 	if err != nil {
 		return fmt.Errorf("read the dedupe layout: %w", err)
 	}
@@ -54,10 +41,37 @@ func (s *Store) checkDedupeLayout(ctx context.Context) error {
 	return nil
 }
 
-// legacyDedupeExists reports whether any chat has a seen zset, scanning
-// the keyspace (every master's, on a cluster) until it finds one.
+// upgradeWindow reads the decision kept in key: until when (unix ms)
+// replicas of this release keep doing what an earlier release needs. When
+// there is none, this replica makes it: one dedupe window from now if
+// earlier finds that release's data, else 0 (never); it records it for
+// ttl, unless another replica was first, whose decision it takes.
+func (s *Store) upgradeWindow(ctx context.Context, key string, ttl time.Duration, earlier func(context.Context) (bool, error)) (int64, error) {
+	until, err := s.c.Get(ctx, key).Int64()
+	if !errors.Is(err, redis.Nil) {
+		return until, err
+	}
+	found, err := earlier(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("look for data of an earlier release: %w", err)
+	}
+	if found {
+		until = s.nowMs() + ms(s.opts.DedupeTTL)
+	}
+	if err := s.c.SetNX(ctx, key, until, ttl).Err(); err != nil {
+		return 0, err
+	}
+	return s.c.Get(ctx, key).Int64() // another replica's, should it have been first
+}
+
+// legacyDedupeExists reports whether any chat has a seen zset.
 func (s *Store) legacyDedupeExists(ctx context.Context) (bool, error) {
-	pattern := globEscape(s.prefix) + ":{*}:seen"
+	return s.anyKey(ctx, globEscape(s.prefix)+":{*}:seen")
+}
+
+// anyKey reports whether any key matches pattern, scanning the keyspace
+// (every master's, on a cluster) until it finds one.
+func (s *Store) anyKey(ctx context.Context, pattern string) (bool, error) {
 	scan := func(c redis.Cmdable) (bool, error) {
 		iter := c.Scan(ctx, 0, pattern, 1000).Iterator()
 		found := iter.Next(ctx)

@@ -6,10 +6,12 @@
 // Every key of one chat carries the chat key as its hash tag, so each
 // per-chat Lua script touches one Redis Cluster slot:
 //
-//	<prefix>:{<chat>}:state    hash {v: version, b: blob, e: expiry (unix ms), and the
-//	                           chat list's p: preview, a: activity, u: paused until,
-//	                           i: score in the chat list}; PEXPIRE = the commit's
-//	                           TTL, refreshed by commits (sliding expiry)
+//	<prefix>:{<chat>}:state    hash {v: version, b: blob, e: expiry (unix ms), l: the
+//	                           token of the worker that began last (fence.go), r: the
+//	                           chat's send pace, and the chat list's p: preview,
+//	                           a: activity, u: paused until, i: score in the chat
+//	                           list}; PEXPIRE = the commit's TTL, refreshed by
+//	                           commits (sliding expiry)
 //	<prefix>:{<chat>}:pending  list of JSON botgw.Inbound, no TTL: input is never lost
 //	<prefix>:{<chat>}:outbox   list of JSON botgw.Outbound, no TTL
 //	<prefix>:{<chat>}:lease    the worker's token, PX LeaseTTL
@@ -38,6 +40,8 @@
 //
 //	<prefix>:once:{<name>}     Once keys, SET NX PX
 //	<prefix>:dedupe:{layout}   until when (unix ms) appends keep the seen zsets
+//	<prefix>:fence:{layout}    until when (unix ms) commits read the lease key too,
+//	                           PX 1h renewed by every replica
 //	<prefix>:ready:{<n>}       Writable's probe, in the slot of work shard n, PX 10s
 //
 // On a single node Append writes the input and the work mark in one script,

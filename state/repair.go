@@ -96,13 +96,10 @@ func (s *Store) chatOfList(key string) (string, bool) {
 	return "", false
 }
 
-// RunRepair runs Repair every RepairInterval until ctx ends, logging what
-// fails. Only a cluster needs it (see Repair); on a single node it returns
-// at once.
+// RunRepair renews the fence decision's expiry (fence.go) and, on a
+// cluster, runs Repair (only a cluster needs it) every RepairInterval
+// until ctx ends, logging what fails.
 func (s *Store) RunRepair(ctx context.Context) {
-	if !s.cluster {
-		return
-	}
 	t := time.NewTicker(RepairInterval)
 	defer t.Stop()
 	for {
@@ -110,6 +107,12 @@ func (s *Store) RunRepair(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		}
+		if err := s.keepFenceLayout(ctx); err != nil && ctx.Err() == nil {
+			s.log.Warn("keep the fence layout", "err", err)
+		}
+		if !s.cluster {
+			continue
 		}
 		if _, err := s.Repair(ctx); err != nil && ctx.Err() == nil {
 			s.log.Warn("repair work marks", "err", err)

@@ -26,6 +26,9 @@ type Store struct {
 	// legacyUntil is the unix ms until which appends also keep the dedupe
 	// zsets of earlier releases (dedupe.go); 0: not at all.
 	legacyUntil atomic.Int64
+	// fenceUntil is the unix ms until which commits also read the lease
+	// key, as earlier releases fence them (fence.go); 0: not at all.
+	fenceUntil atomic.Int64
 }
 
 // Open connects to the Redis cfg names, or starts the embedded in-process
@@ -48,6 +51,10 @@ func Open(ctx context.Context, cfg Config, opts Options, log *slog.Logger) (*Sto
 		return nil, err
 	}
 	if err := s.checkDedupeLayout(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if err := s.checkFenceLayout(ctx); err != nil {
 		s.Close()
 		return nil, err
 	}

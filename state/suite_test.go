@@ -1,6 +1,7 @@
 package state
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"testing"
@@ -35,6 +36,8 @@ func runSuite(t *testing.T, newH newHarness) {
 		{"LeaseExpires", testLeaseExpires},
 		{"CommitConflict", testCommitConflict},
 		{"CommitStaleLease", testCommitStaleLease},
+		{"CommitFencedByALaterBegin", testCommitFencedByALaterBegin},
+		{"FenceOfEarlierRelease", testFenceOfEarlierRelease},
 		{"CommitConsumesHead", testCommitConsumesHead},
 		{"CommitDeletesState", testCommitDeletesState},
 		{"Delivered", testDelivered},
@@ -177,6 +180,101 @@ func testCommitStaleLease(t *testing.T, h *harness) {
 	}
 }
 
+// laterReplica is another replica on h's Redis and clock, started after
+// h's: it has run start, its look at the data.
+func laterReplica(t *testing.T, h *harness, start func(*Store, context.Context) error) *Store {
+	t.Helper()
+	other := New(h.s.c, h.s.prefix, h.s.opts)
+	other.now = h.s.now
+	if err := start(other, t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return other
+}
+
+// testCommitFencedByALaterBegin: on a chat with a state, a worker whose
+// lease expired cannot commit once another has begun, and its turn leaves
+// no trace; one whose lease expired with nobody else beginning still can.
+func testCommitFencedByALaterBegin(t *testing.T, h *harness) {
+	k := chat("fenced")
+	first := committedTurn(t, h, k)
+	if err := h.s.Release(t.Context(), k, first.Lease); err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, h, text(k, "m2", "again"))
+	dead := mustBegin(t, h, k, "")
+	h.advance(suiteOpts.LeaseTTL + 100*time.Millisecond)
+	live := mustBegin(t, h, k, "")
+	zombie := botgw.Commit{Lease: dead.Lease, Version: 1, Blob: []byte("zombie"), TTL: time.Hour, Consumed: 1,
+		Outbox: []botgw.Outbound{{Chat: k, ID: "z1", Text: "zombie reply"}}}
+	if err := h.s.Commit(t.Context(), k, zombie); !errors.Is(err, botgw.ErrLeaseLost) {
+		t.Fatalf("Commit by a worker whose chat another began = %v, want ErrLeaseLost", err)
+	}
+	mustCommit(t, h, k, botgw.Commit{Lease: live.Lease, Version: 1, Blob: []byte("live"), TTL: time.Hour, Consumed: 1})
+	snap := mustBegin(t, h, k, live.Lease)
+	if string(snap.Blob) != "live" || snap.Version != 2 || len(snap.Pending) != 0 || len(snap.Outbox) != 0 {
+		t.Errorf("after the fenced commit: %q v%d, %d pending, outbox %v; want \"live\" v2 and nothing left",
+			snap.Blob, snap.Version, len(snap.Pending), outIDs(snap.Outbox))
+	}
+
+	mustAppend(t, h, text(k, "m3", "slow"))
+	h.advance(suiteOpts.LeaseTTL + 100*time.Millisecond) // live's lease expires, nobody takes the chat
+	mustCommit(t, h, k, botgw.Commit{Lease: live.Lease, Version: 2, Blob: []byte("slow"), TTL: time.Hour, Consumed: 1})
+}
+
+// testFenceOfEarlierRelease: when this release first meets a Redis that
+// holds chats, replicas of an earlier release (whose Begin writes no token
+// into the state hash) may still run, so for one dedupe window commits
+// read the lease key too; on a new deployment they never do.
+func testFenceOfEarlierRelease(t *testing.T, h *harness) {
+	ctx := t.Context()
+	if err := h.s.checkFenceLayout(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if until := h.s.fenceUntil.Load(); until != 0 {
+		t.Fatalf("a Redis without chats: commits read the lease key until %d, want never (0)", until)
+	}
+	if ttl := h.s.c.PTTL(ctx, h.s.fenceMarker()).Val(); ttl <= 0 {
+		t.Errorf("fence marker PTTL = %v, want it to expire", ttl)
+	}
+
+	k := chat("upgrade")
+	first := committedTurn(t, h, k)
+	if err := h.s.Release(ctx, k, first.Lease); err != nil {
+		t.Fatal(err)
+	}
+	h.s.c.Del(ctx, h.s.fenceMarker())
+	if err := h.s.checkFenceLayout(ctx); err != nil {
+		t.Fatal(err)
+	}
+	other := laterReplica(t, h, (*Store).checkFenceLayout)
+	if got, want := other.fenceUntil.Load(), h.s.fenceUntil.Load(); got != want || want == 0 {
+		t.Errorf("second replica reads the lease key until %d, the first until %d; want the same, not 0", got, want)
+	}
+
+	// overtaken runs a turn whose lease expires and is taken by a replica
+	// of the earlier release, and returns its commit's error.
+	ks, _ := h.s.keys(k)
+	overtaken := func(id string) error {
+		mustAppend(t, h, text(k, id, "again"))
+		stale := mustBegin(t, h, k, "")
+		h.advance(suiteOpts.LeaseTTL + 100*time.Millisecond)
+		if err := h.s.c.Set(ctx, ks.lease, "earlier-release", suiteOpts.LeaseTTL).Err(); err != nil {
+			t.Fatal(err)
+		}
+		err := h.s.Commit(ctx, k, botgw.Commit{Lease: stale.Lease, Version: 1, Blob: []byte("stale"), TTL: time.Hour, Consumed: 1})
+		h.s.c.Del(ctx, ks.lease)
+		return err
+	}
+	if err := overtaken("m2"); !errors.Is(err, botgw.ErrLeaseLost) {
+		t.Errorf("during the window, commit of a worker an earlier release's replica overtook = %v, want ErrLeaseLost", err)
+	}
+	h.advance(suiteOpts.DedupeTTL)
+	if err := overtaken("m3"); err != nil {
+		t.Errorf("after the window, commit = %v, want it applied (the lease key is no longer read)", err)
+	}
+}
+
 // testDedupeOfEarlierRelease: on a Redis where an earlier release kept its
 // dedupe records in seen zsets, appends read them (a retry of a message
 // that release stored is a duplicate) and write them (so can its replicas,
@@ -200,11 +298,7 @@ func testDedupeOfEarlierRelease(t *testing.T, h *harness) {
 		t.Errorf("the earlier release's replicas cannot see the new id: ZSCORE = %v", err)
 	}
 
-	other := New(h.s.c, h.s.prefix, h.s.opts) // another replica, started later
-	other.now = h.s.now
-	if err := other.checkDedupeLayout(ctx); err != nil {
-		t.Fatal(err)
-	}
+	other := laterReplica(t, h, (*Store).checkDedupeLayout)
 	if got, want := other.legacyUntil.Load(), h.s.legacyUntil.Load(); got != want || want == 0 {
 		t.Errorf("second replica keeps the seen zsets until %d, the first until %d; want the same, not 0", got, want)
 	}

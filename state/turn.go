@@ -163,7 +163,8 @@ func (s *Store) Commit(ctx context.Context, k botgw.ChatKey, c botgw.Commit) err
 	if err != nil {
 		return fmt.Errorf("commit chat %s: %w", k, err)
 	}
-	args, err := commitArgs(c, ks.member, s.nowMs())
+	now := s.nowMs()
+	args, err := commitArgs(c, ks.member, now, now < s.fenceUntil.Load())
 	if err != nil {
 		return fmt.Errorf("commit chat %s: %w", k, err)
 	}
@@ -198,8 +199,10 @@ func (s *Store) Commit(ctx context.Context, k botgw.ChatKey, c botgw.Commit) err
 }
 
 // commitArgs are the commit script's ARGV; now (unix ms) dates the
-// state's expiry, which the state hash keeps for Begin.
-func commitArgs(c botgw.Commit, member string, now int64) ([]any, error) {
+// state's expiry, which the state hash keeps for Begin. readLease makes the
+// script read the lease key even where the state hash holds the token
+// (fence.go).
+func commitArgs(c botgw.Commit, member string, now int64, readLease bool) ([]any, error) {
 	store := "1"
 	if c.Blob == nil {
 		store = "0"
@@ -208,9 +211,12 @@ func commitArgs(c botgw.Commit, member string, now int64) ([]any, error) {
 	if c.TTL > 0 {
 		expires = now + ms(c.TTL)
 	}
-	args := []any{c.Lease, c.Version, store, c.Blob, ms(c.TTL), max(c.Consumed, 0), "0", "", 0, 0, expires, member, ms(indexLag)}
+	args := []any{c.Lease, c.Version, store, c.Blob, ms(c.TTL), max(c.Consumed, 0), "0", "", 0, 0, expires, member, ms(indexLag), "0"}
 	if a := c.Activity; a != nil {
 		args[6], args[7], args[8], args[9] = "1", a.Preview, a.At.UnixMilli(), pausedMs(a.PausedUntil)
+	}
+	if readLease {
+		args[13] = "1"
 	}
 	for _, m := range c.Outbox {
 		raw, err := json.Marshal(m)

@@ -12,6 +12,12 @@
 -- one that expired unclaimed) and reads the holder of a taken one. A lease
 -- the caller still holds is not extended here: Finish extends it when it
 -- keeps the chat, and the turn's renewal keeps it alive meanwhile.
+--
+-- The holder's token is also written into the state hash ("l"), where
+-- Commit checks it with the version in one read: a worker whose lease
+-- expired cannot commit once another has begun (fence.go). A chat without
+-- a state gets none (the hash would have no expiry); its commit checks the
+-- lease itself.
 local token = ARGV[1]
 if token == '' then
   token = ARGV[2]
@@ -20,7 +26,10 @@ local held = redis.call('SET', KEYS[1], token, 'NX', 'GET', 'PX', ARGV[3])
 if held and (ARGV[1] == '' or held ~= ARGV[1]) then
   return 0
 end
-local st = redis.call('HMGET', KEYS[2], 'v', 'b', 'e', 'r')
+local st = redis.call('HMGET', KEYS[2], 'v', 'b', 'e', 'r', 'l')
+if st[1] and st[5] ~= token then
+  redis.call('HSET', KEYS[2], 'l', token)
+end
 local expiry = st[3]
 if st[1] and not expiry then
   expiry = redis.call('PTTL', KEYS[2])

@@ -9,7 +9,9 @@
 -- in the state hash, ARGV[11] unix ms the state expires at ("0" for never;
 -- kept in the hash so Begin needs no PTTL), ARGV[12] the chat's member in
 -- the chat list, ARGV[13] how far (ms) the chat list's score may lag the
--- activity, ARGV[14..] outbox JSON entries
+-- activity, ARGV[14] "1" to check the lease key even where the state
+-- hash holds the token (while replicas of an earlier release may run),
+-- ARGV[15..] outbox JSON entries
 -- Returns 0 on success, 1 when the lease moved, 2 when the version moved,
 -- 3 when the turn was applied but the chat list's update failed.
 --
@@ -22,10 +24,20 @@
 -- saves the PEXPIRE, so a chat's state may expire that much earlier than
 -- TTL after its last turn. "e" is only ever a lower bound of the key's
 -- real expiry (an older replica's commit extends the key without it).
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+--
+-- The lease is checked where Begin wrote its holder's token, in the state
+-- hash ("l", read with the version): whoever began on the chat since
+-- replaced it. Only a chat without a state (none to hold a token), or one
+-- whose holder an earlier release's Begin may have changed, has its lease
+-- key read (fence.go).
+local cur = redis.call('HMGET', KEYS[2], 'v', 'e', 'i', 'l')
+local holder = cur[4]
+if not cur[1] or ARGV[14] == '1' then
+  holder = redis.call('GET', KEYS[1])
+end
+if holder ~= ARGV[1] then
   return 1
 end
-local cur = redis.call('HMGET', KEYS[2], 'v', 'e', 'i')
 local version = tonumber(cur[1] or '0')
 if version ~= tonumber(ARGV[2]) then
   return 2
@@ -44,7 +56,7 @@ end
 -- store writes the state, the chat list's fields and the expiry in one
 -- HSET, then moves the key's expiry if it has to.
 local function store()
-  local fields = {'v', string.format('%d', version + 1), 'b', ARGV[4]}
+  local fields = {'v', string.format('%d', version + 1), 'b', ARGV[4], 'l', ARGV[1]}
   if ARGV[7] == '1' then
     for _, f in ipairs({'p', ARGV[8], 'a', ARGV[9], 'u', ARGV[10]}) do
       fields[#fields + 1] = f
@@ -77,8 +89,8 @@ local consumed = tonumber(ARGV[6])
 if consumed > 0 then
   redis.call('LTRIM', KEYS[3], consumed, -1)
 end
-if #ARGV >= 14 then
-  redis.call('RPUSH', KEYS[4], unpack(ARGV, 14))
+if #ARGV >= 15 then
+  redis.call('RPUSH', KEYS[4], unpack(ARGV, 15))
 end
 if indexed then
   local res = redis.pcall('ZADD', KEYS[5], indexed, ARGV[12])
