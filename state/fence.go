@@ -23,12 +23,12 @@ import (
 // first met a Redis that already held chats, every commit reads the lease
 // key too, as those releases did. The decision is kept for the others in
 // "<prefix>:fence:{layout}": the unix ms until which commits read it, 0
-// for never. Every replica renews that key's expiry at start and every
-// RepairInterval, so it lives while any replica of this release runs and
-// ends fenceMarkerTTL after the last one stopped; a release started after
-// that looks at the data again. (Going back to an earlier release while
-// it lives, and forward again, is not seen: see the README's "Rolling
-// restarts".)
+// for never. Every replica reads it again and renews its expiry at start
+// and every RepairInterval, so it lives while any replica of this release
+// runs and ends fenceMarkerTTL after the last one stopped, when a release
+// started later looks at the data again. An operator going back to an
+// earlier release sets it to a time ahead first (see the README's
+// "Rolling restarts"), and every replica follows within a minute.
 
 // fenceMarkerTTL is how long the fence decision outlives the last replica
 // that renewed it.
@@ -36,28 +36,26 @@ const fenceMarkerTTL = time.Hour
 
 func (s *Store) fenceMarker() string { return s.prefix + ":fence:{layout}" }
 
-// checkFenceLayout reads, or makes and records, the decision.
+// checkFenceLayout reads, or makes and records, the decision, and renews
+// its expiry.
 func (s *Store) checkFenceLayout(ctx context.Context) error {
-	until, err := s.upgradeWindow(ctx, s.fenceMarker(), fenceMarkerTTL, func(ctx context.Context) (bool, error) {
+	key := s.fenceMarker()
+	until, err := s.upgradeWindow(ctx, key, fenceMarkerTTL, func(ctx context.Context) (bool, error) {
 		return s.anyKey(ctx, globEscape(s.prefix)+":{*}:state")
 	})
 	if err == nil {
-		err = s.keepFenceLayout(ctx)
+		err = s.c.PExpire(ctx, key, fenceMarkerTTL).Err()
 	}
 	if err != nil {
 		return fmt.Errorf("read the fence layout: %w", err)
 	}
-	s.fenceUntil.Store(until)
-	if left := time.Until(time.UnixMilli(until)); left > 0 {
-		s.log.Info("chats of an earlier release found: commits read the lease key too for a while", "left", left.Round(time.Minute))
-	}
-	return nil
-}
-
-// keepFenceLayout renews the decision's expiry.
-func (s *Store) keepFenceLayout(ctx context.Context) error {
-	if err := s.c.PExpire(ctx, s.fenceMarker(), fenceMarkerTTL).Err(); err != nil {
-		return fmt.Errorf("renew the fence layout: %w", err)
+	now, was := s.nowMs(), s.fenceUntil.Swap(until)
+	switch {
+	case until > now && until != was:
+		left := time.Duration(until-now) * time.Millisecond
+		s.log.Info("an earlier release may run: commits read the lease key too for a while", "left", left.Round(time.Minute))
+	case until <= now && was > now:
+		s.log.Info("commits no longer read the lease key")
 	}
 	return nil
 }

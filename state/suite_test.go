@@ -255,23 +255,38 @@ func testFenceOfEarlierRelease(t *testing.T, h *harness) {
 	// overtaken runs a turn whose lease expires and is taken by a replica
 	// of the earlier release, and returns its commit's error.
 	ks, _ := h.s.keys(k)
-	overtaken := func(id string) error {
+	overtaken := func(id string, v int64) error {
 		mustAppend(t, h, text(k, id, "again"))
 		stale := mustBegin(t, h, k, "")
 		h.advance(suiteOpts.LeaseTTL + 100*time.Millisecond)
 		if err := h.s.c.Set(ctx, ks.lease, "earlier-release", suiteOpts.LeaseTTL).Err(); err != nil {
 			t.Fatal(err)
 		}
-		err := h.s.Commit(ctx, k, botgw.Commit{Lease: stale.Lease, Version: 1, Blob: []byte("stale"), TTL: time.Hour, Consumed: 1})
+		err := h.s.Commit(ctx, k, botgw.Commit{Lease: stale.Lease, Version: v, Blob: []byte("stale"), TTL: time.Hour, Consumed: 1})
 		h.s.c.Del(ctx, ks.lease)
 		return err
 	}
-	if err := overtaken("m2"); !errors.Is(err, botgw.ErrLeaseLost) {
+	if err := overtaken("m2", 1); !errors.Is(err, botgw.ErrLeaseLost) {
 		t.Errorf("during the window, commit of a worker an earlier release's replica overtook = %v, want ErrLeaseLost", err)
 	}
 	h.advance(suiteOpts.DedupeTTL)
-	if err := overtaken("m3"); err != nil {
+	if err := overtaken("m3", 1); err != nil {
 		t.Errorf("after the window, commit = %v, want it applied (the lease key is no longer read)", err)
+	}
+
+	// Before going back to an earlier release, an operator sets the
+	// decision to a time ahead; the replicas follow at their next look.
+	if err := h.s.c.Set(ctx, h.s.fenceMarker(), h.s.nowMs()+time.Hour.Milliseconds(), 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.s.checkFenceLayout(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := overtaken("m4", 2); !errors.Is(err, botgw.ErrLeaseLost) {
+		t.Errorf("after the operator set the fence layout ahead, overtaken commit = %v, want ErrLeaseLost", err)
+	}
+	if ttl := h.s.c.PTTL(ctx, h.s.fenceMarker()).Val(); ttl <= 0 {
+		t.Errorf("fence marker PTTL after the operator's SET and a look = %v, want it to expire again", ttl)
 	}
 }
 
