@@ -36,7 +36,7 @@ func (s *Store) checkDedupeLayout(ctx context.Context) error {
 	}
 	s.legacyUntil.Store(until)
 	if left := time.Until(time.UnixMilli(until)); left > 0 {
-		s.log.Info("dedupe records of an earlier release found: appends keep them too for a while", "left", left.Round(time.Minute))
+		s.log.Info("dedupe records of an earlier release found: appends keep them too for a while", "left", left.Round(time.Minute).String())
 	}
 	return nil
 }

@@ -53,7 +53,7 @@ func (s *Store) checkFenceLayout(ctx context.Context) error {
 	switch {
 	case until > now && until != was:
 		left := time.Duration(until-now) * time.Millisecond
-		s.log.Info("an earlier release may run: commits read the lease key too for a while", "left", left.Round(time.Minute))
+		s.log.Info("an earlier release may run: commits read the lease key too for a while", "left", left.Round(time.Minute).String())
 	case until <= now && was > now:
 		s.log.Info("commits no longer read the lease key")
 	}
