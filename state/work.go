@@ -80,8 +80,8 @@ func (s *Store) finish(ctx context.Context, k botgw.ChatKey, lease string, deliv
 // outbox (ErrLeaseLost if it moved), since they are sent before any fence;
 // the next turn's commit is fenced by it, so a caller unsure of its lease
 // checks it to spare a turn that would be refused. On a cluster it calls
-// Begin after Finish, which reads and checks everything. Unlike Finish it does not extend the lease: the
-// caller's renewal covers the next turn.
+// Begin after Finish, which reads and checks everything. Unlike Finish it
+// does not extend the lease: the caller's renewal covers the next turn.
 func (s *Store) FinishNext(ctx context.Context, k botgw.ChatKey, lease string, delivered []string, paced time.Time) (botgw.Snapshot, bool, error) {
 	now := s.nowMs()
 	keep := int64(0) // a pace already in the past limits nothing: not kept
