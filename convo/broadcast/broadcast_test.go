@@ -12,6 +12,7 @@ import (
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels/channeltest"
 	"github.com/botgw/botgw/convo"
+	"github.com/botgw/botgw/convo/codec"
 	"github.com/botgw/botgw/providers/fake"
 	"github.com/botgw/botgw/state"
 )
@@ -97,7 +98,7 @@ func TestMessageIsSentVerbatimAndStoredAsTheAssistants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := convo.Decode(info.Blob)
+	d, err := codec.Inspect(info.Blob)
 	if err != nil || len(d.History) != 1 || d.History[0].Role != botgw.RoleAssistant || d.History[0].Text != "Final round in **10** minutes" {
 		t.Errorf("history %+v (%v), want the message as the assistant's", d.History, err)
 	}
