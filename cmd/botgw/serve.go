@@ -19,7 +19,7 @@ import (
 	"github.com/botgw/botgw/convo"
 	"github.com/botgw/botgw/convo/audit"
 	"github.com/botgw/botgw/convo/broadcast"
-	"github.com/botgw/botgw/convo/metrics"
+	"github.com/botgw/botgw/webhooks/metrics"
 	"github.com/botgw/botgw/convo/operator"
 	"github.com/botgw/botgw/providers/limit"
 	"github.com/botgw/botgw/state"
