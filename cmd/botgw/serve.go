@@ -19,11 +19,11 @@ import (
 	"github.com/botgw/botgw/convo"
 	"github.com/botgw/botgw/convo/audit"
 	"github.com/botgw/botgw/convo/broadcast"
-	"github.com/botgw/botgw/webhooks/metrics"
 	"github.com/botgw/botgw/convo/operator"
 	"github.com/botgw/botgw/providers/limit"
 	"github.com/botgw/botgw/state"
 	"github.com/botgw/botgw/webhooks"
+	"github.com/botgw/botgw/webhooks/metrics"
 )
 
 // shutdownGrace bounds how long SIGTERM waits for in-flight turns.
