@@ -24,6 +24,8 @@ type rig struct {
 	eng    *convo.Engine
 }
 
+var _ Store = state.Broadcasts{} // the store the gateway runs on
+
 func newRig(t *testing.T, ch botgw.Channel) *rig {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -83,7 +85,7 @@ func TestMessageIsSentVerbatimAndStoredAsTheAssistants(t *testing.T) {
 	if _, err := r.runner.Create(ctx, "b1", chats(5), "Final round in **10** minutes", botgw.Event{}); err != nil {
 		t.Fatal(err)
 	}
-	p := r.wait(t, "b1", func(p Progress) bool { return p.State == state.BroadcastFinished })
+	p := r.wait(t, "b1", func(p Progress) bool { return p.State == botgw.BroadcastFinished })
 	if p.Done != 5 || p.Pending != 0 || p.FinishedAt == nil {
 		t.Errorf("progress %+v, want 5 done and finished", p)
 	}
@@ -133,7 +135,7 @@ func TestEventWithRespondIsDoneWhenTheReplyIsDelivered(t *testing.T) {
 	if _, err := r.runner.Create(context.Background(), "b2", chats(3), "", botgw.Event{Text: "Round 2", Key: "round", Respond: true}); err != nil {
 		t.Fatal(err)
 	}
-	p := r.wait(t, "b2", func(p Progress) bool { return p.State == state.BroadcastFinished })
+	p := r.wait(t, "b2", func(p Progress) bool { return p.State == botgw.BroadcastFinished })
 	if p.Done != 3 || len(ch.Sent()) != 3 || len(r.prov.Requests()) != 3 {
 		t.Errorf("progress %+v, %d sends, %d model calls; want 3 of each", p, len(ch.Sent()), len(r.prov.Requests()))
 	}
@@ -177,7 +179,7 @@ func TestCancelStopsRepliesWaitingForTheirSlot(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := r.wait(t, "b3", func(p Progress) bool { return p.Cancelled == 4 })
-	if p.State != state.BroadcastCancelled || p.Pending != 0 || p.Done != 0 {
+	if p.State != botgw.BroadcastCancelled || p.Pending != 0 || p.Done != 0 {
 		t.Errorf("progress %+v, want 4 cancelled, none pending or done", p)
 	}
 }
