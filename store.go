@@ -207,4 +207,3 @@ type BroadcastInfo struct {
 	StartedAt  time.Time
 	FinishedAt time.Time
 }
-
