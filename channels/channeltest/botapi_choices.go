@@ -93,3 +93,22 @@ func buttonData(msg map[string]any, button int) string {
 
 // Answered returns the answerCallbackQuery calls, in order.
 func (f *BotAPI) Answered() []APICall { return f.CallsTo("answerCallbackQuery") }
+
+// Offered returns, for every message sendMessage took in order, the labels
+// of its inline keyboard's buttons (nil for none).
+func (f *BotAPI) Offered() [][]string {
+	var out [][]string
+	for _, c := range f.Delivered() {
+		var labels []string
+		if kb := inlineMarkup(c.Params["reply_markup"]); kb != nil {
+			rows, _ := kb["inline_keyboard"].([]any)
+			for _, r := range rows {
+				for _, b := range r.([]any) {
+					labels = append(labels, fmt.Sprint(b.(map[string]any)["text"]))
+				}
+			}
+		}
+		out = append(out, labels)
+	}
+	return out
+}
