@@ -34,7 +34,7 @@ type SlackAPI struct {
 	socket   string // what apps.connections.open answers
 	accepted []string
 	posted   []postedMessage // the messages accepted, as Slack keeps them
-	refusal  string // "temporary", "ratelimited", "permanent"
+	refusal  string          // "temporary", "ratelimited", "permanent"
 	refuseIn int
 	seen     chan APICall
 	t        testing.TB
