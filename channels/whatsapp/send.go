@@ -37,7 +37,7 @@ func (a *Adapter) Send(ctx context.Context, m botgw.Outbound) error {
 	if cli == nil {
 		return &botgw.PlatformError{Channel: Name, Err: fmt.Errorf("not connected to WhatsApp on this replica (%s)", a.state.get().State)}
 	}
-	parts := markup.WhatsApp.Render(m.Text)
+	parts := numbered(markup.WhatsApp.Render(m.Text), m.Choices)
 	for i := max(a.progress.Sent(m.ID), m.Sent); i < len(parts); i++ {
 		if err := a.sendOne(ctx, cli, to, m, i, parts[i]); err != nil {
 			a.progress.Record(m.ID, i)
