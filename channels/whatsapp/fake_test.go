@@ -360,3 +360,10 @@ func testShared() *shared {
 }
 
 var errNetwork = errors.New("dial tcp: connect: network is unreachable")
+
+// drop ends the connection as the server would (IsConnected turns false).
+func (f *fakeClient) drop() {
+	f.mu.Lock()
+	f.connected = false
+	f.mu.Unlock()
+}

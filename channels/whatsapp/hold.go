@@ -35,7 +35,9 @@ const (
 	forbidStrikes = 3
 )
 
-// holdCache is this replica's last read of the number's hold.
+// holdCache is this replica's last read of the number's hold; read is
+// real time (the cache bounds Redis reads), the hold's times are the
+// adapter's clock.
 type holdCache struct {
 	mu   sync.Mutex
 	h    Hold
@@ -52,10 +54,9 @@ func (a *Adapter) number() string {
 // currentHold is the number's hold in force now (zero if none), read from
 // Redis at most once per holdRecheck.
 func (a *Adapter) currentHold(ctx context.Context) (Hold, error) {
-	now := a.clock()
 	c := &a.holdc
 	c.mu.Lock()
-	fresh := !c.read.IsZero() && now.Sub(c.read) < a.tm.holdRecheck && !now.Before(c.read)
+	fresh := !c.read.IsZero() && time.Since(c.read) < a.tm.holdRecheck
 	h := c.h
 	c.mu.Unlock()
 	if !fresh {
@@ -63,17 +64,17 @@ func (a *Adapter) currentHold(ctx context.Context) (Hold, error) {
 		if h, err = a.shared.hold(ctx, a.number()); err != nil {
 			return Hold{}, err
 		}
-		a.remember(h, now)
+		a.remember(h)
 	}
-	if !h.active(now) {
+	if !h.active(a.clock()) {
 		return Hold{}, nil
 	}
 	return h, nil
 }
 
-func (a *Adapter) remember(h Hold, now time.Time) {
+func (a *Adapter) remember(h Hold) {
 	a.holdc.mu.Lock()
-	a.holdc.h, a.holdc.read = h, now
+	a.holdc.h, a.holdc.read = h, time.Now()
 	a.holdc.mu.Unlock()
 }
 
@@ -103,7 +104,7 @@ func (a *Adapter) holdNumber(ctx context.Context, code int, d time.Duration, rea
 		a.log.Error("whatsapp number hold not shared with the other replicas; holding this one", "err", err)
 		cur = h
 	}
-	a.remember(cur, now)
+	a.remember(cur)
 	a.counts.held.Add(1)
 	a.log.Error("whatsapp number held: no message is sent from it until the hold ends (see docs/whatsapp.md)",
 		"code", cur.Code, "reason", cur.Reason, "until", cur.Until.UTC().Format(time.RFC3339))
@@ -116,7 +117,7 @@ func (a *Adapter) LiftHold(ctx context.Context) error {
 	if err := a.shared.liftHold(ctx, a.number()); err != nil {
 		return err
 	}
-	a.remember(Hold{}, a.clock())
+	a.remember(Hold{})
 	a.log.Warn("whatsapp number hold lifted by an operator")
 	return nil
 }
