@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/cmd/botgw/gateway"
 	"github.com/botgw/botgw/convo/audit"
 	"github.com/botgw/botgw/convo/operator"
 	"github.com/botgw/botgw/state"
@@ -51,7 +52,7 @@ func cmdChats(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err != nil {
 		return err
 	}
-	if !slices.Contains(cfg.Channels.names(), k.Channel) {
+	if !slices.Contains(cfg.Channels.Names(), k.Channel) {
 		return fmt.Errorf("chat %s: channel %q is not configured", k, k.Channel)
 	}
 	switch pos[0] {
@@ -172,12 +173,12 @@ func (c chatsCmd) importChat(ctx context.Context, k botgw.ChatKey, in io.Reader)
 // caller closes the store. The command needs the gateway's own Redis: the
 // embedded one lives inside the gateway's process, so the admin API (route)
 // is the way in then. Warnings go to stderr.
-func openCLIOperator(ctx context.Context, cfg Config, route string, stderr io.Writer) (*operator.API, *state.Store, error) {
+func openCLIOperator(ctx context.Context, cfg gateway.Config, route string, stderr io.Writer) (*operator.API, *state.Store, error) {
 	if cfg.Redis.URL == "" && len(cfg.Redis.Addrs) == 0 {
 		return nil, nil, fmt.Errorf("redis.url is empty: the gateway's embedded Redis lives inside its process; use the admin API (%s) or set redis.url", route)
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	st, err := state.Open(ctx, cfg.Redis, cfg.storeOptions(), log)
+	st, err := state.Open(ctx, cfg.Redis, cfg.StoreOptions(), log)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open store: %w", err)
 	}

@@ -6,31 +6,25 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
-	"os"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/botgw/botgw/cmd/botgw/gateway"
 	"github.com/botgw/botgw/convo/audit"
 	"github.com/botgw/botgw/convo/operator"
-	"github.com/botgw/botgw/state"
+	"github.com/botgw/botgw/state/redistest"
 )
 
 // realRedisConfig is a gateway config on the test Redis under a fresh key
 // prefix (removed when the test ends), written to a file for the CLI.
-func realRedisConfig(t *testing.T) (Config, string) {
+func realRedisConfig(t *testing.T) (gateway.Config, string) {
 	t.Helper()
-	url := os.Getenv("BOTGW_TEST_REDIS_URL")
-	if url == "" {
-		t.Skip("BOTGW_TEST_REDIS_URL not set: skipping real-Redis test")
-	}
+	url := redistest.URL(t)
 	t.Setenv("OPENAI_API_KEY", "")
 	t.Setenv("ANTHROPIC_API_KEY", "")
-	prefix := fmt.Sprintf("botgwtest-%x", time.Now().UnixNano())
-	t.Cleanup(func() { dropPrefix(t, url, prefix) })
+	prefix := redistest.Prefix(t, url)
 	path := writeFile(t, fmt.Sprintf(`redis:
   url: %q
   key_prefix: %q
@@ -43,24 +37,11 @@ events:
 admin:
   token: admin-secret
 `, url, prefix))
-	cfg, err := LoadConfig(path)
+	cfg, err := gateway.LoadConfig(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return cfg, path
-}
-
-func dropPrefix(t *testing.T, url, prefix string) {
-	ctx := context.Background()
-	st, err := state.Open(ctx, state.Config{URL: url, KeyPrefix: prefix}, state.Options{}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Logf("clean up %s: %v", prefix, err)
-		return
-	}
-	defer st.Close()
-	if keys, _ := st.Client().Keys(ctx, prefix+":*").Result(); len(keys) > 0 {
-		st.Client().Del(ctx, keys...)
-	}
 }
 
 // chats runs `botgw chats ARGS -config path` with stdin and returns stdout.
@@ -84,15 +65,15 @@ func mustChats(t *testing.T, path string, stdin io.Reader, args ...string) strin
 }
 
 func TestChatsCLIShowsAndRestoresAConversation(t *testing.T) {
-	cfg, path := realRedisConfig(t)
-	base := startGateway(t, cfg)
-	status, _ := postJSON(t, base+"/v1/events", `{"chat":"web:bob","text":"User is at Harrogate Theatre","key":"location","id":"e1"}`,
+	_, path := realRedisConfig(t)
+	base := serveCLI(t, path)
+	status, _ := post(t, base+"/v1/events", `{"chat":"web:bob","text":"User is at Harrogate Theatre","key":"location","id":"e1"}`,
 		"Authorization", "Bearer ev-secret")
 	if status != 202 {
 		t.Fatalf("event: %d", status)
 	}
 	for _, text := range []string{"my name is Bob", "I like theatres"} {
-		if status, v := postJSON(t, base+"/v1/chat", `{"chat":"web:bob","text":"`+text+`"}`); status != 200 {
+		if status, v := post(t, base+"/v1/chat", `{"chat":"web:bob","text":"`+text+`"}`); status != 200 {
 			t.Fatalf("chat: %d %v", status, v)
 		}
 	}
@@ -117,7 +98,7 @@ func TestChatsCLIShowsAndRestoresAConversation(t *testing.T) {
 	if got := auditActions(t, base); !slices.Equal(got, want) {
 		t.Errorf("audit log seen by the gateway = %q, want %q", got, want)
 	}
-	_, reply := postJSON(t, base+"/v1/chat", `{"chat":"web:bob","text":"who am I?"}`)
+	_, reply := post(t, base+"/v1/chat", `{"chat":"web:bob","text":"who am I?"}`)
 	if r := reply["reply"].(string); !strings.Contains(r, "3 messages") || !strings.Contains(r, "my name is Bob") {
 		t.Errorf("reply after import = %q: the conversation was not restored", r)
 	}

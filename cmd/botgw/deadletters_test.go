@@ -17,7 +17,7 @@ import (
 func TestDeadLettersCommandLine(t *testing.T) {
 	cfg, path := realRedisConfig(t)
 	ctx := context.Background()
-	st, err := state.Open(ctx, cfg.Redis, cfg.storeOptions(), slog.New(slog.DiscardHandler))
+	st, err := state.Open(ctx, cfg.Redis, cfg.StoreOptions(), slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/botgw/botgw/cmd/botgw/gateway"
 )
 
 func main() {
@@ -110,13 +112,13 @@ func (f *flags) parse(args []string) ([]string, error) {
 }
 
 // load reads the config (or the default) and validates it.
-func (f *flags) load() (Config, error) {
+func (f *flags) load() (gateway.Config, error) {
 	if f.config == "" {
-		cfg := DefaultConfig()
+		cfg := gateway.DefaultConfig()
 		return cfg, cfg.Validate()
 	}
-	cfg, err := LoadConfig(f.config)
-	var syntax *syntaxError
+	cfg, err := gateway.LoadConfig(f.config)
+	var syntax *gateway.SyntaxError
 	if errors.As(err, &syntax) || errors.Is(err, os.ErrNotExist) {
 		return cfg, err
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/botgw/botgw/cmd/botgw/gateway"
 )
 
 func TestConfigCheckNamesBadTurnAndProviderLimitKeys(t *testing.T) {
@@ -46,7 +48,7 @@ channels:
     turns:
       debounce: 1.5s
 `)
-	cfg, err := LoadConfig(p)
+	cfg, err := gateway.LoadConfig(p)
 	if err != nil {
 		t.Fatal(err)
 	}

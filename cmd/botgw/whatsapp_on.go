@@ -7,27 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 
-	"github.com/botgw/botgw"
-	"github.com/botgw/botgw/channels/pace"
 	"github.com/botgw/botgw/channels/whatsapp"
+	"github.com/botgw/botgw/cmd/botgw/gateway"
 	"github.com/botgw/botgw/state"
 )
-
-type whatsappConfig = whatsapp.Config
-
-func validateWhatsApp(c *whatsappConfig) error { return c.Validate() }
-
-// buildWhatsApp builds the channel on the shared store: the session lease,
-// the pinned chat keys of users, the number's hold and budgets, the write
-// probe and dead letters for input that can never be stored, and the
-// operators' numbers.
-func buildWhatsApp(ctx context.Context, c *whatsappConfig, operators []string, st *state.Store, p *pace.Pacer, log *slog.Logger) (botgw.Channel, error) {
-	return whatsapp.New(ctx, *c, st.Leases(), log, whatsapp.WithAliases(st.Aliases()), whatsapp.WithOperators(operators),
-		whatsapp.WithPacer(p), whatsapp.WithRedis(st.Client(), st.KeyPrefix()), whatsapp.WithStoreProbe(st.Writable),
-		whatsapp.WithDeadLetters(st))
-}
 
 func cmdWhatsApp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f := newFlags("whatsapp link", stderr)
@@ -46,8 +30,8 @@ func cmdWhatsApp(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if cfg.Channels.WhatsApp == nil {
 		return fmt.Errorf("%s: channels.whatsapp is not configured", f.config)
 	}
-	log := newLogger(cfg.Log, stderr)
-	st, err := state.Open(ctx, cfg.Redis, cfg.storeOptions(), log)
+	log := gateway.NewLogger(cfg.Log, stderr)
+	st, err := state.Open(ctx, cfg.Redis, cfg.StoreOptions(), log)
 	if err != nil {
 		return fmt.Errorf("open store: %w", err)
 	}

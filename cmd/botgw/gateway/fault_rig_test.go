@@ -1,0 +1,306 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/channels/channeltest"
+	"github.com/botgw/botgw/providers/providertest"
+)
+
+// The fault-injection suite runs gateway replicas as processes of the built
+// binary over one real Redis, feeds them Telegram updates through their
+// webhooks, answers their LLM calls from a Chat Completions fake and their
+// sends from a Bot API fake, and reads the outcome through the admin API.
+
+const (
+	faultSecret     = "fault-secret"
+	faultAdminToken = "fault-admin-token"
+)
+
+// realRedisURL is the CI Redis, or a skip.
+func realRedisURL(t *testing.T) string {
+	t.Helper()
+	u := os.Getenv("BOTGW_TEST_REDIS_URL")
+	if u == "" {
+		t.Skip("BOTGW_TEST_REDIS_URL not set: skipping real-Redis test")
+	}
+	return u
+}
+
+// faultLLM is the Chat Completions fake (providertest) answering with an
+// echo of the last user message. Each replica gets its own API key, so the
+// fake knows which replica calls; calls from a held key block until the
+// caller goes away (the replica is killed) or the key is let go.
+type faultLLM struct {
+	api   *providertest.OpenAI
+	mu    sync.Mutex
+	calls map[string]int // API key → calls
+	held  map[string]chan struct{}
+}
+
+func newFaultLLM(t *testing.T) (*faultLLM, string) {
+	f := &faultLLM{calls: map[string]int{}, held: map[string]chan struct{}{}}
+	t.Cleanup(f.releaseAll) // before the server closes: cleanups run last first
+	f.api = providertest.NewOpenAI(t, f.respond)
+	return f, f.api.URL + "/v1"
+}
+
+func (f *faultLLM) respond(n int, w http.ResponseWriter, r *http.Request) {
+	key, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !f.wait(r.Context(), key) {
+		return // the replica went away mid-call
+	}
+	providertest.Echo()(n, w, r)
+}
+
+// wait counts the call, then waits out any hold on key; false when the
+// caller disconnected first.
+func (f *faultLLM) wait(ctx context.Context, key string) bool {
+	f.mu.Lock()
+	f.calls[key]++
+	hold := f.held[key]
+	f.mu.Unlock()
+	if hold == nil {
+		return true
+	}
+	select {
+	case <-hold:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// hold makes calls with key block until release.
+func (f *faultLLM) hold(key string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.held[key] = make(chan struct{})
+}
+
+func (f *faultLLM) releaseAll() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for k, ch := range f.held {
+		close(ch)
+		delete(f.held, k)
+	}
+}
+
+func (f *faultLLM) callsBy(key string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.calls[key]
+}
+
+// lockedBuffer collects a process's output while it runs.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// replica is one gateway process of the built binary; it keeps its address
+// across restarts, as a pod behind a load balancer would.
+type replica struct {
+	name    string
+	cfgPath string
+	addr    string
+	base    string
+	logs    lockedBuffer
+	cmd     *exec.Cmd
+	done    chan struct{}
+}
+
+// startReplica writes config and starts the process; it is stopped (SIGTERM)
+// when the test ends and its output is logged if the test failed.
+func startReplica(t *testing.T, name, config string) *replica {
+	t.Helper()
+	r := &replica{name: name, cfgPath: writeFile(t, config), addr: freePort(t)}
+	r.base = "http://" + r.addr
+	t.Cleanup(func() {
+		r.stop(t)
+		checkRaces(t, "replica "+r.name, r.logs.String())
+		if t.Failed() {
+			t.Logf("replica %s output:\n%s", r.name, r.logs.String())
+		}
+	})
+	r.start(t)
+	return r
+}
+
+// start runs the process and waits until /healthz answers.
+func (r *replica) start(t *testing.T) {
+	t.Helper()
+	cmd := exec.Command(binary(t), "serve", "-config", r.cfgPath, "-listen", r.addr)
+	cmd.Stdout, cmd.Stderr = &r.logs, &r.logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r.cmd, r.done = cmd, make(chan struct{})
+	go func(done chan struct{}) { _ = cmd.Wait(); close(done) }(r.done)
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		if res, err := http.Get(r.base + "/healthz"); err == nil {
+			res.Body.Close()
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("replica %s did not answer /healthz within 15s:\n%s", r.name, r.logs.String())
+}
+
+// kill ends the process with SIGKILL: no shutdown, leases left to expire.
+func (r *replica) kill(t *testing.T) {
+	t.Helper()
+	_ = r.cmd.Process.Signal(syscall.SIGKILL)
+	<-r.done
+}
+
+// stop sends SIGTERM and waits for a graceful exit; a no-op when stopped.
+func (r *replica) stop(t *testing.T) {
+	t.Helper()
+	if r.cmd == nil {
+		return
+	}
+	select {
+	case <-r.done:
+		return
+	default:
+	}
+	_ = r.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-r.done:
+	case <-time.After(30 * time.Second):
+		_ = r.cmd.Process.Kill()
+		t.Errorf("replica %s did not stop within 30s of SIGTERM", r.name)
+	}
+}
+
+// faultConfig is a replica's config: Telegram webhooks, the OpenAI fake
+// under the replica's own key, short leases so fail-over takes seconds.
+func faultConfig(redis, prefix, llmURL, key, botAPI string) string {
+	return fmt.Sprintf(`
+redis: {%s, key_prefix: %s, lease_ttl: 2s, visibility: 1s}
+provider: {kind: openai, base_url: %q, api_key: %s, model: gpt-4o-mini, timeout: 20s, max_retries: 0}
+compaction: {strategy: none}
+channels:
+  telegram: {token: %q, webhook_secret: %s, api_url: %q, rate_per_second: 1000, burst: 100}
+admin: {token: %s}
+log: {level: warn, format: text}
+`, redis, prefix, llmURL, key, e2eBotToken, faultSecret, botAPI, faultAdminToken)
+}
+
+// tgText is a private-chat text update from user (and chat) chat.
+func tgText(chat int64, msgID int, text string) string {
+	b, _ := json.Marshal(map[string]any{
+		"update_id": chat*100 + int64(msgID),
+		"message": map[string]any{
+			"message_id": msgID, "date": 1732270000, "text": text,
+			"from": map[string]any{"id": chat, "is_bot": false, "first_name": "Player"},
+			"chat": map[string]any{"id": chat, "type": "private", "first_name": "Player"},
+		},
+	})
+	return string(b)
+}
+
+// postUpdate posts one update to base and returns the status (0 when the
+// replica did not answer at all).
+func postUpdate(base, update string) int {
+	req, _ := http.NewRequest(http.MethodPost, base+"/webhooks/telegram", strings.NewReader(update))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Telegram-Bot-Api-Secret-Token", faultSecret)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	return res.StatusCode
+}
+
+// deliver plays Telegram and a load balancer: it posts update to the
+// replicas in turn, starting at first, until one answers 200, as Telegram
+// redelivers an update until it is acknowledged. It returns the statuses
+// seen before the 200.
+func deliver(t *testing.T, replicas []*replica, first int, update string) []int {
+	var refused []int
+	deadline := time.Now().Add(60 * time.Second)
+	for i := first; time.Now().Before(deadline); i++ {
+		code := postUpdate(replicas[i%len(replicas)].base, update)
+		if code == http.StatusOK {
+			return refused
+		}
+		refused = append(refused, code)
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Errorf("update not acknowledged within 60s: statuses %v", refused)
+	return refused
+}
+
+// adminChat reads a chat through the admin API of base.
+func adminChat(base string, chat int64) (view struct {
+	Pending, Outbox, Turns int
+	History                []botgw.Message
+}, err error) {
+	k := url.PathEscape(fmt.Sprintf("telegram:%d", chat))
+	req, _ := http.NewRequest(http.MethodGet, base+"/v1/admin/chats/"+k, nil)
+	req.Header.Set("Authorization", "Bearer "+faultAdminToken)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return view, err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return view, fmt.Errorf("admin show %s: %s", k, res.Status)
+	}
+	return view, json.NewDecoder(res.Body).Decode(&view)
+}
+
+// userLines are the user's messages of a history, one per inbound message
+// (a turn joins a burst with newlines).
+func userLines(h []botgw.Message) []string {
+	var out []string
+	for _, m := range h {
+		if m.Role == botgw.RoleUser {
+			out = append(out, strings.Split(m.Text, "\n")...)
+		}
+	}
+	return out
+}
+
+// sentTo counts the replies the Bot API fake took for chat.
+func sentTo(api *channeltest.BotAPI, chat int64) int {
+	n := 0
+	for _, c := range api.Delivered() {
+		if c.Params["chat_id"] == fmt.Sprint(chat) {
+			n++
+		}
+	}
+	return n
+}

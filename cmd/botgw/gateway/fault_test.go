@@ -1,0 +1,310 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/botgw/botgw/channels/channeltest"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// scenario is a set of replicas over one Redis with shared fakes.
+type scenario struct {
+	t        *testing.T
+	llm      *faultLLM
+	api      *channeltest.BotAPI
+	replicas []*replica
+	prefix   string // the replicas' redis.key_prefix
+}
+
+// redisTarget is where a scenario's replicas keep their state.
+type redisTarget struct {
+	keys   string        // the YAML of the redis section's url (and cluster)
+	shared *redis.Client // set for a Redis the test does not own: clean up after
+}
+
+// sharedRedis is the CI Redis of BOTGW_TEST_REDIS_URL, or a skip.
+func sharedRedis(t *testing.T) redisTarget {
+	u := realRedisURL(t)
+	o, err := redis.ParseURL(u)
+	if err != nil {
+		t.Fatalf("BOTGW_TEST_REDIS_URL: %v", err)
+	}
+	return redisTarget{keys: fmt.Sprintf("url: %q", u), shared: redis.NewClient(o)}
+}
+
+// newScenario starts n replicas named a, b, ... (API keys sk-a, sk-b, ...)
+// over target, under a fresh key prefix.
+func newScenario(t *testing.T, target redisTarget, n int) *scenario {
+	t.Helper()
+	llm, llmURL := newFaultLLM(t)
+	sc := &scenario{t: t, llm: llm, api: newBotAPI(t)}
+	prefix := "botgwfault-" + randomSuffix()
+	sc.prefix = prefix
+	if target.shared != nil {
+		cleanRedis(t, target.shared, prefix+":*")
+	}
+	for i := range n {
+		name := string(rune('a' + i))
+		cfg := faultConfig(target.keys, prefix, llmURL, "sk-"+name, sc.api.URL)
+		sc.replicas = append(sc.replicas, startReplica(t, name, cfg))
+	}
+	return sc
+}
+
+func randomSuffix() string { return fmt.Sprintf("%x", time.Now().UnixNano()&0xffffffffff) }
+
+// chatIDs are n Telegram private chat ids for this test.
+func chatIDs(n int) []int64 {
+	base := time.Now().UnixNano() % 1_000_000 * 1000
+	ids := make([]int64, n)
+	for i := range ids {
+		ids[i] = 100_000_000_000 + base + int64(i)
+	}
+	return ids
+}
+
+func lineOf(chat int64, i int) string { return fmt.Sprintf("chat %d message %d", chat, i) }
+
+// traffic posts perChat messages to every chat, each chat's messages in
+// order, alternating replicas, over workers chats at a time, pausing gap
+// between a chat's messages. It returns the refused statuses seen.
+func (sc *scenario) traffic(chats []int64, perChat, workers int, gap time.Duration) []int {
+	var (
+		mu      sync.Mutex
+		refused []int
+		wg      sync.WaitGroup
+	)
+	next := make(chan int)
+	for range workers {
+		wg.Go(func() {
+			for c := range next {
+				for i := 1; i <= perChat; i++ {
+					got := deliver(sc.t, sc.replicas, c+i, tgText(chats[c], i, lineOf(chats[c], i)))
+					mu.Lock()
+					refused = append(refused, got...)
+					mu.Unlock()
+					time.Sleep(gap)
+				}
+			}
+		})
+	}
+	for c := range chats {
+		next <- c
+	}
+	close(next)
+	wg.Wait()
+	return refused
+}
+
+// answered waits until the fake Bot API got n more replies than when called.
+func (sc *scenario) answered(n int) {
+	sc.t.Helper()
+	before := len(sc.api.Delivered())
+	waitUntil(sc.t, 15*time.Second, func() bool { return len(sc.api.Delivered()) >= before+n })
+}
+
+// settle waits until every chat holds perChat messages and has no pending
+// input or undelivered reply, then checks each history holds the messages
+// once each and in order, and that every turn's reply reached the chat
+// (exactly once when exact is set, at least once otherwise).
+func (sc *scenario) settle(chats []int64, perChat int, within time.Duration, exact bool) {
+	sc.t.Helper()
+	var want [][]string
+	for _, c := range chats {
+		var w []string
+		for i := 1; i <= perChat; i++ {
+			w = append(w, lineOf(c, i))
+		}
+		want = append(want, w)
+	}
+	deadline := time.Now().Add(within)
+	for i, c := range chats {
+		sc.settleChat(c, want[i], deadline, exact)
+	}
+}
+
+func (sc *scenario) settleChat(chat int64, want []string, deadline time.Time, exact bool) {
+	sc.t.Helper()
+	for {
+		v, err := adminChat(sc.replicas[0].base, chat)
+		done := err == nil && v.Pending == 0 && v.Outbox == 0 && len(userLines(v.History)) >= len(want)
+		if done {
+			if got := userLines(v.History); !slices.Equal(got, want) {
+				sc.t.Errorf("chat %d history holds %q, want %q", chat, got, want)
+			}
+			sent := sentTo(sc.api, chat)
+			if v.Turns == 0 || sent < v.Turns || (exact && sent != v.Turns) {
+				sc.t.Errorf("chat %d: %d turns, %d replies sent", chat, v.Turns, sent)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			sc.t.Fatalf("chat %d did not settle: %+v, err %v", chat, v, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// cleanRedis deletes the keys the scenario's replicas left in a shared
+// Redis.
+func cleanRedis(t *testing.T, c *redis.Client, pattern string) {
+	t.Cleanup(func() {
+		ctx := context.Background()
+		for it := c.Scan(ctx, 0, pattern, 1000).Iterator(); it.Next(ctx); {
+			c.Del(ctx, it.Val())
+		}
+		c.Close()
+	})
+}
+
+// eachTarget runs a test on the CI Redis and on a local Redis Cluster of
+// three masters.
+func eachTarget(t *testing.T, test func(t *testing.T, target redisTarget)) {
+	t.Run("redis", func(t *testing.T) { test(t, sharedRedis(t)) })
+	t.Run("cluster", func(t *testing.T) {
+		realRedisURL(t) // CI gate: the cluster is the test's own
+		cl := startCluster(t, 3)
+		test(t, redisTarget{keys: fmt.Sprintf("url: %q, cluster: true", cl.url())})
+	})
+}
+
+func TestFaultTwoReplicasKeepEveryChatInOrder(t *testing.T) {
+	eachTarget(t, testTwoReplicas)
+}
+
+func testTwoReplicas(t *testing.T, target redisTarget) {
+	sc := newScenario(t, target, 2)
+	chats := chatIDs(200)
+	if refused := sc.traffic(chats, 5, 16, 0); len(refused) > 0 {
+		t.Errorf("healthy replicas refused updates: %v", refused)
+	}
+	sc.settle(chats, 5, 60*time.Second, true)
+}
+
+func TestFaultKilledReplicasChatsMoveToTheOther(t *testing.T) {
+	eachTarget(t, testKilledReplica)
+}
+
+func testKilledReplica(t *testing.T, target redisTarget) {
+	sc := newScenario(t, target, 2)
+	a, b := sc.replicas[0], sc.replicas[1]
+	sc.llm.hold("sk-a") // a's turns never get an answer
+	chats := chatIDs(10)
+	for _, c := range chats {
+		deliver(t, []*replica{a}, 0, tgText(c, 1, lineOf(c, 1)))
+	}
+	waitUntil(t, 10*time.Second, func() bool { return sc.llm.callsBy("sk-a") == len(chats) })
+	a.kill(t)
+	killed := time.Now()
+	sc.replicas = []*replica{b}
+	// Lease TTL (2s) + visibility (1s) + a poll (1s), with room for a slow CI.
+	sc.settle(chats, 1, 15*time.Second, true)
+	t.Logf("replica b answered every chat of the killed replica within %s", time.Since(killed).Round(100*time.Millisecond))
+	if n := sc.llm.callsBy("sk-b"); n != len(chats) {
+		t.Errorf("replica b made %d LLM calls, want one per chat (%d)", n, len(chats))
+	}
+}
+
+func TestFaultRollingRestartLosesNothing(t *testing.T) {
+	eachTarget(t, testRollingRestart)
+}
+
+func testRollingRestart(t *testing.T, target redisTarget) {
+	sc := newScenario(t, target, 2)
+	chats := chatIDs(40)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc.traffic(chats, 6, 8, 150*time.Millisecond)
+	}()
+	for _, r := range sc.replicas {
+		sc.answered(5) // restart while the traffic is being answered
+		r.stop(t)
+		r.start(t)
+	}
+	select {
+	case <-done:
+		t.Error("the traffic ended before the last restart: nothing was tested")
+	default:
+	}
+	<-done
+	sc.settle(chats, 6, 30*time.Second, false)
+}
+
+func TestFaultRedisRestartIsRefusedThenRecovered(t *testing.T) {
+	realRedisURL(t) // CI gate: this test runs its own Redis with persistence
+	rs := startRedis(t)
+	sc := newScenario(t, redisTarget{keys: fmt.Sprintf("url: %q", rs.url())}, 2)
+	chats := chatIDs(20)
+	var refused []int
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		refused = sc.traffic(chats, 8, 10, 100*time.Millisecond)
+	}()
+	sc.answered(5) // the traffic is flowing
+	rs.stop(t)
+	waitUntil(t, 10*time.Second, func() bool { return status(sc.replicas[0].base+"/readyz") == http.StatusServiceUnavailable })
+	if code := postUpdate(sc.replicas[1].base, tgText(1, 1, "while Redis is down")); code != http.StatusServiceUnavailable {
+		t.Errorf("update while Redis is down: %d, want 503", code)
+	}
+	time.Sleep(time.Second) // the outage lasts a second while the traffic goes on
+	rs.start(t)
+	<-done
+	waitUntil(t, 10*time.Second, func() bool { return status(sc.replicas[0].base+"/readyz") == http.StatusOK })
+	if !slices.Contains(refused, http.StatusServiceUnavailable) {
+		t.Errorf("no update was refused with 503 while Redis was down (refused: %v)", refused)
+	}
+	sc.settle(chats, 8, 30*time.Second, false)
+}
+
+func status(url string) int {
+	res, err := http.Get(url)
+	if err != nil {
+		return 0
+	}
+	res.Body.Close()
+	return res.StatusCode
+}
+
+// TestFaultSIGTERMFinishesTheTurnInFlight: a replica told to stop while
+// the model is still answering waits for the answer, delivers the reply,
+// and only then exits (cleanly, well within its bounded wait).
+func TestFaultSIGTERMFinishesTheTurnInFlight(t *testing.T) {
+	sc := newScenario(t, sharedRedis(t), 1)
+	a := sc.replicas[0]
+	sc.llm.hold("sk-a")
+	const player = 7001
+	deliver(t, sc.replicas, 0, tgText(player, 1, "are you still there?"))
+	waitUntil(t, 10*time.Second, func() bool { return sc.llm.callsBy("sk-a") == 1 })
+	if err := a.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	// shutting down (no longer listening), the turn still waiting for the model
+	waitUntil(t, 10*time.Second, func() bool { return status(a.base+"/healthz") == 0 })
+	select {
+	case <-a.done:
+		t.Fatal("the replica exited with a turn in flight")
+	case <-time.After(500 * time.Millisecond): // absence is the point: it must not exit
+	}
+	sc.llm.releaseAll()
+	select {
+	case <-a.done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the replica did not exit within 30s of SIGTERM")
+	}
+	if code := a.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("exit code %d after SIGTERM, want 0", code)
+	}
+	if n := sentTo(sc.api, player); n != 1 {
+		t.Errorf("the player got %d replies, want the in-flight turn's one", n)
+	}
+}

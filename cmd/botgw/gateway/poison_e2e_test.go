@@ -1,0 +1,45 @@
+package gateway
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Input the store can never hold is acknowledged, not refused with 503 for
+// the platform to redeliver forever: a Telegram date and a Slack ts past
+// the year 9999 (answered, with the arrival time), a Slack channel id with
+// braces or a newline (ignored). Each is posted twice, as a platform
+// retrying would.
+func TestBinaryAcknowledgesPoisonInput(t *testing.T) {
+	tg, slackAPI := newBotAPI(t), newSlackAPI(t, "xoxb-e2e")
+	base := runBinary(t, fmt.Sprintf(`
+provider: {kind: fake}
+channels:
+  telegram: {token: "%s", webhook_secret: e2e-secret, api_url: %s}
+  slack: {bot_token: xoxb-e2e, signing_secret: e2e-signing-secret, api_url: %s}
+`, e2eBotToken, tg.URL, slackAPI.URL))
+	update := strings.Replace(tgText(4242, 1, "hello from the future"), `"date":1732270000`, `"date":253402300800`, 1)
+	dm := readSlackSample(t, "dm_message")
+	slackPoison := map[string]string{
+		"ts past 9999": strings.ReplaceAll(dm, "1700000000.000100", "253402300800.000100"),
+		"braces":       strings.ReplaceAll(dm, "D024BE91L", "D0{24}"),
+		"newline":      strings.ReplaceAll(dm, "D024BE91L", `D0\n24`),
+	}
+	for range 2 {
+		req, _ := http.NewRequest(http.MethodPost, base+"/webhooks/telegram", strings.NewReader(update))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Telegram-Bot-Api-Secret-Token", "e2e-secret")
+		if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != http.StatusOK {
+			t.Fatalf("telegram update dated year 10000: %v %v, want 200", res.StatusCode, err)
+		}
+		for name, body := range slackPoison {
+			if code := postSlack(t, base, body, "e2e-signing-secret", time.Now(), ""); code != http.StatusOK {
+				t.Errorf("slack event with %s: %d, want 200", name, code)
+			}
+		}
+	}
+	waitUntil(t, 10*time.Second, func() bool { return sentTo(tg, 4242) == 1 && len(slackAPI.CallsTo("chat.postMessage")) == 1 })
+}

@@ -1,0 +1,114 @@
+package gateway
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/botgw/botgw/channels/channeltest"
+)
+
+// newSlackAPI is the fake Web API (channeltest) of the e2e bot.
+func newSlackAPI(t testing.TB, botToken string) *channeltest.SlackAPI {
+	return channeltest.NewSlackAPI(t, botToken, "", "U0BOTUSER1", "B0BOT00001")
+}
+
+func slackSign(secret, body string, ts time.Time) (string, string) {
+	s := strconv.FormatInt(ts.Unix(), 10)
+	m := hmac.New(sha256.New, []byte(secret))
+	fmt.Fprintf(m, "v0:%s:%s", s, body)
+	return s, "v0=" + hex.EncodeToString(m.Sum(nil))
+}
+
+func TestBinaryAnswersASignedSlackEvent(t *testing.T) {
+	api := newSlackAPI(t, "xoxb-e2e")
+	base := runBinary(t, fmt.Sprintf(`
+provider: {kind: fake}
+channels:
+  slack:
+    bot_token: xoxb-e2e
+    signing_secret: e2e-signing-secret
+    api_url: %s
+`, api.URL))
+	raw := readSlackSample(t, "dm_message")
+	post := func(secret string, at time.Time, retry string) int {
+		return postSlack(t, base, raw, secret, at, retry)
+	}
+	if code := post("wrong-secret", time.Now(), ""); code != http.StatusUnauthorized {
+		t.Errorf("bad signature: %d, want 401", code)
+	}
+	if code := post("e2e-signing-secret", time.Now().Add(-10*time.Minute), ""); code != http.StatusUnauthorized {
+		t.Errorf("10-minute-old timestamp: %d, want 401", code)
+	}
+	if code := post("e2e-signing-secret", time.Now(), ""); code != http.StatusOK {
+		t.Fatalf("signed event: %d, want 200", code)
+	}
+	if code := post("e2e-signing-secret", time.Now(), "1"); code != http.StatusOK {
+		t.Fatalf("retry: %d, want 200", code)
+	}
+	waitUntil(t, 10*time.Second, func() bool { return len(api.CallsTo("chat.postMessage")) > 0 })
+	// the retry was refused as a duplicate and no turn is left to run
+	quiesced(t, base, `botgw_inbound_total{channel="slack",outcome="duplicate"} 1`,
+		`botgw_deliveries_total{channel="slack",result="ok"} 1`)
+	posts := api.CallsTo("chat.postMessage")
+	if len(posts) != 1 {
+		t.Fatalf("chat.postMessage called %d times, want 1 (the retry is a duplicate)", len(posts))
+	}
+	if posts[0].Params["channel"] != "D024BE91L" || !strings.Contains(posts[0].Params["text"], "Harrogate Theatre") {
+		t.Errorf("chat.postMessage = %v", posts[0])
+	}
+
+	// A mention in a channel starts a conversation of its own, answered in
+	// its thread; the follow-up in that thread continues it (the demo
+	// provider counts the user's messages it was sent).
+	const thread = "1700000100.000200"
+	for i, sample := range []string{"app_mention", "thread_mention"} {
+		if code := postSlack(t, base, readSlackSample(t, sample), "e2e-signing-secret", time.Now(), ""); code != http.StatusOK {
+			t.Fatalf("%s: %d, want 200", sample, code)
+		}
+		waitUntil(t, 10*time.Second, func() bool { return len(api.CallsTo("chat.postMessage")) == 2+i })
+	}
+	posts = api.CallsTo("chat.postMessage")
+	mention, follow := posts[1], posts[2]
+	if mention.Params["channel"] != "C0LAN2Q65" || mention.Params["thread_ts"] != thread || !strings.Contains(mention.Params["text"], "first message in this conversation") {
+		t.Errorf("answer to the channel mention = %v, want a first message answered in thread %s (not the DM's conversation)", mention, thread)
+	}
+	if follow.Params["thread_ts"] != thread || !strings.Contains(follow.Params["text"], "2 messages from you so far") || !strings.Contains(follow.Params["text"], "coffee") {
+		t.Errorf("answer to the thread follow-up = %v, want the thread's conversation continued (2 messages, first about coffee)", follow)
+	}
+}
+
+func readSlackSample(t *testing.T, name string) string {
+	t.Helper()
+	raw, err := os.ReadFile("../../channels/slack/testdata/" + name + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw)
+}
+
+// postSlack posts a signed Events API request and returns the status.
+func postSlack(t *testing.T, base, body, secret string, at time.Time, retry string) int {
+	t.Helper()
+	ts, sig := slackSign(secret, body, at)
+	req, _ := http.NewRequest(http.MethodPost, base+"/webhooks/slack/events", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Slack-Request-Timestamp", ts)
+	req.Header.Set("X-Slack-Signature", sig)
+	if retry != "" {
+		req.Header.Set("X-Slack-Retry-Num", retry)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	return res.StatusCode
+}

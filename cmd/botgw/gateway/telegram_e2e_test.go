@@ -1,0 +1,77 @@
+package gateway
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/botgw/botgw/channels/channeltest"
+)
+
+const e2eBotToken = "7000000001:AAH-e2e_Token"
+
+// newBotAPI is the fake Bot API (channeltest) of the e2e bot.
+func newBotAPI(t testing.TB) *channeltest.BotAPI {
+	return channeltest.NewBotAPI(t, e2eBotToken, "GameBot")
+}
+
+func TestBinaryAnswersATelegramUpdate(t *testing.T) {
+	api := newBotAPI(t)
+	base := runBinary(t, fmt.Sprintf(`
+provider: {kind: fake}
+channels:
+  telegram:
+    token: "%s"
+    webhook_secret: e2e-secret
+    api_url: %s
+`, e2eBotToken, api.URL))
+	update, err := os.ReadFile("../../channels/telegram/testdata/private_text.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := func(secret string) int {
+		req, _ := http.NewRequest(http.MethodPost, base+"/webhooks/telegram", strings.NewReader(string(update)))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Telegram-Bot-Api-Secret-Token", secret)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	if code := post("wrong"); code != http.StatusUnauthorized {
+		t.Errorf("wrong secret: %d, want 401", code)
+	}
+	if code := post("e2e-secret"); code != http.StatusOK {
+		t.Fatalf("update: %d, want 200", code)
+	}
+	if code := post("e2e-secret"); code != http.StatusOK { // Telegram redelivers
+		t.Fatalf("redelivered update: %d, want 200", code)
+	}
+	waitUntil(t, 10*time.Second, func() bool { return len(api.CallsTo("sendMessage")) > 0 })
+	// the redelivery was refused as a duplicate and no turn is left to run
+	quiesced(t, base, `botgw_inbound_total{channel="telegram",outcome="duplicate"} 1`,
+		`botgw_deliveries_total{channel="telegram",result="ok"} 1`)
+	msgs := api.CallsTo("sendMessage")
+	if len(msgs) != 1 {
+		t.Fatalf("sendMessage called %d times, want 1 (the redelivery is a duplicate)", len(msgs))
+	}
+	if msgs[0].Params["chat_id"] != "123456789" || !strings.Contains(msgs[0].Params["text"], "Where is the next clue?") {
+		t.Errorf("sendMessage = %v", msgs[0].Params)
+	}
+}
+
+func waitUntil(t *testing.T, d time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("condition not met within %s", d)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

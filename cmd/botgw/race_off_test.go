@@ -1,6 +1,0 @@
-//go:build !race
-
-package main
-
-// raceBuild: the tests run without -race (see race_on_test.go).
-const raceBuild = false

@@ -1,7 +1,0 @@
-//go:build race
-
-package main
-
-// raceBuild: the tests run with -race, so the gateway binary they start is
-// built with -race too, and a race in the gateway fails the test.
-const raceBuild = true

@@ -1,0 +1,51 @@
+// Package redistest finds the real Redis that tests run against
+// (BOTGW_TEST_REDIS_URL) and cleans up after them.
+package redistest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// URL is BOTGW_TEST_REDIS_URL; without it the test is skipped, saying so.
+func URL(t testing.TB) string {
+	t.Helper()
+	u := os.Getenv("BOTGW_TEST_REDIS_URL")
+	if u == "" {
+		t.Skip("BOTGW_TEST_REDIS_URL not set: skipping real-Redis test")
+	}
+	return u
+}
+
+// Prefix is a fresh key prefix on the Redis at url whose keys are deleted
+// when the test ends.
+func Prefix(t testing.TB, url string) string {
+	t.Helper()
+	prefix := fmt.Sprintf("botgwtest-%x", time.Now().UnixNano())
+	t.Cleanup(func() { Drop(t, url, prefix) })
+	return prefix
+}
+
+// Drop deletes every key under prefix (SCAN, never KEYS).
+func Drop(t testing.TB, url, prefix string) {
+	opts, err := redis.ParseURL(url)
+	if err != nil {
+		t.Logf("clean up %s: %v", prefix, err)
+		return
+	}
+	c := redis.NewClient(opts)
+	defer c.Close()
+	ctx := context.Background()
+	iter := c.Scan(ctx, 0, prefix+":*", 1000).Iterator()
+	for iter.Next(ctx) {
+		c.Del(ctx, iter.Val())
+	}
+	if err := iter.Err(); err != nil {
+		t.Logf("clean up %s: %v", prefix, err)
+	}
+}
