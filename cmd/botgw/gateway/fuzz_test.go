@@ -9,7 +9,7 @@ import (
 // with config.example.yaml. A file decodes or fails with key paths;
 // Validate never panics on what decoded.
 func FuzzConfig(f *testing.F) {
-	example, err := os.ReadFile("../../config.example.yaml")
+	example, err := os.ReadFile("../../../config.example.yaml")
 	if err != nil {
 		f.Fatal(err)
 	}

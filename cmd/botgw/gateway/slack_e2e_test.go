@@ -87,7 +87,7 @@ channels:
 
 func readSlackSample(t *testing.T, name string) string {
 	t.Helper()
-	raw, err := os.ReadFile("../../channels/slack/testdata/" + name + ".json")
+	raw, err := os.ReadFile("../../../channels/slack/testdata/" + name + ".json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ channels:
     webhook_secret: e2e-secret
     api_url: %s
 `, e2eBotToken, api.URL))
-	update, err := os.ReadFile("../../channels/telegram/testdata/private_text.json")
+	update, err := os.ReadFile("../../../channels/telegram/testdata/private_text.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 // dockerCmd is the image's default command line (the Dockerfile's CMD).
 func dockerCmd(t *testing.T) []string {
 	t.Helper()
-	b, err := os.ReadFile("../../Dockerfile")
+	b, err := os.ReadFile("../../../Dockerfile")
 	if err != nil {
 		t.Fatal(err)
 	}
