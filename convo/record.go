@@ -26,13 +26,17 @@ import (
 // before resending its waiting replies.
 const maxTakeoverGrace = 5 * time.Second
 
-// takeoverGrace is Config.TakeoverGrace or its default: one lease TTL
-// (three renewal periods), at most maxTakeoverGrace.
+// takeoverGrace is Config.TakeoverGrace or its default: one renewal
+// period (a third of the lease TTL), at most maxTakeoverGrace. It is
+// waited only by a worker that finds replies in the outbox, on top of the
+// dead holder's lease, so it is kept short: the recorder retries every
+// quarter of it (retryStore), and a record lands within one retry of
+// Redis being back.
 func (e *Engine) takeoverGrace() time.Duration {
 	if e.cfg.TakeoverGrace > 0 {
 		return e.cfg.TakeoverGrace
 	}
-	return min(3*e.cfg.LeaseRenew, maxTakeoverGrace)
+	return min(e.cfg.LeaseRenew, maxTakeoverGrace)
 }
 
 // takeOver is called once a worker holds a chat's lease. If the outbox

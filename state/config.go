@@ -28,10 +28,11 @@ type Config struct {
 	Addrs []string `yaml:"addrs"`
 	// LeaseTTL is how long a replica holds a chat without renewing its
 	// lease: the longest a dead replica's chat waits before another takes
-	// it. Zero: Options' default (30s).
+	// it. Zero: Options' default (DefaultLeaseTTL).
 	LeaseTTL time.Duration `yaml:"lease_ttl"`
 	// Visibility is how long a chat's work mark stays hidden from other
-	// replicas after it is queued or claimed. Zero: Options' default (15s).
+	// replicas after it is queued or claimed. Zero: Options' default
+	// (DefaultVisibility).
 	Visibility time.Duration `yaml:"visibility"`
 }
 
@@ -41,6 +42,16 @@ type Config struct {
 const (
 	MinLeaseTTL   = time.Second
 	MinVisibility = 100 * time.Millisecond
+)
+
+// Defaults of the timing knobs. Together they bound how long a chat waits
+// after its replica dies (kill -9) or Redis restarts: its lease runs out
+// within DefaultLeaseTTL, and its work mark is due by then (a claim that
+// finds the lease taken makes the mark due when the lease runs out), so a
+// poll later another replica runs it (docs/adr/0001-recovery-bound.md).
+const (
+	DefaultLeaseTTL   = 5 * time.Second
+	DefaultVisibility = 5 * time.Second
 )
 
 // Options are the store timings the config sets; the other fields are zero
@@ -135,8 +146,8 @@ func (c Config) client() (redis.UniversalClient, error) {
 
 // Options tune the store's timing. Zero fields take the defaults.
 type Options struct {
-	LeaseTTL   time.Duration // a worker's hold on a chat without renewal; default 30s
-	Visibility time.Duration // how long a chat's work stays hidden from other replicas; default 15s
+	LeaseTTL   time.Duration // a worker's hold on a chat without renewal; default DefaultLeaseTTL
+	Visibility time.Duration // how long a chat's work stays hidden from other replicas; default DefaultVisibility
 	DedupeTTL  time.Duration // how long inbound ids are remembered; default 24h
 	MaxBatch   int           // pending entries one Begin returns at most; default 100
 	// DeadLetterTTL is how long dead letters are kept; default 168h.
@@ -145,10 +156,10 @@ type Options struct {
 
 func (o Options) withDefaults() Options {
 	if o.LeaseTTL <= 0 {
-		o.LeaseTTL = 30 * time.Second
+		o.LeaseTTL = DefaultLeaseTTL
 	}
 	if o.Visibility <= 0 {
-		o.Visibility = 15 * time.Second
+		o.Visibility = DefaultVisibility
 	}
 	if o.DedupeTTL <= 0 {
 		o.DedupeTTL = 24 * time.Hour

@@ -70,6 +70,11 @@ func appended(in botgw.Inbound, n int, err error) error {
 // again under the same token), and reads the state, up to MaxBatch pending
 // entries and the whole outbox in the same script. A pending or outbox entry
 // that does not decode is removed and logged (see decodeList).
+//
+// When another worker holds the lease, Begin returns botgw.ErrBusy and
+// makes the chat's work mark due when that lease runs out (busyUntil), so
+// a chat whose holder died is taken as soon as its lease lets it, not one
+// more visibility timeout later.
 func (s *Store) Begin(ctx context.Context, k botgw.ChatKey, lease string) (botgw.Snapshot, error) {
 	ks, err := s.keys(k)
 	if err != nil {
@@ -82,12 +87,30 @@ func (s *Store) Begin(ctx context.Context, k botgw.ChatKey, lease string) (botgw
 	}
 	parts, ok := res.([]any)
 	if !ok {
+		s.busyUntil(ctx, k, ks, res)
 		return botgw.Snapshot{}, fmt.Errorf("begin chat %s: %w", k, botgw.ErrBusy)
 	}
 	if len(parts) != 7 {
 		return botgw.Snapshot{}, fmt.Errorf("begin chat %s: script returned %d values, want 7", k, len(parts))
 	}
 	return s.snapshot(ctx, k, ks, parts)
+}
+
+// busyUntil moves the chat's work mark, if it has one (ZADD XX: a mark
+// its holder just cleared stays cleared), to when the holder's lease runs
+// out, left being the lease's PTTL as the begin script read it. A claim
+// had hidden the mark for a visibility timeout; should the holder be dead,
+// the chat is due the moment its lease expires. Should this fail, the
+// mark stays hidden as the claim left it: a later recovery, nothing lost.
+func (s *Store) busyUntil(ctx context.Context, k botgw.ChatKey, ks chatKeys, left any) {
+	n, ok := left.(int64)
+	if !ok || n <= 0 {
+		return
+	}
+	due := float64(s.nowMs() + n)
+	if err := s.c.ZAddXX(ctx, ks.work, redis.Z{Score: due, Member: ks.member}).Err(); err != nil {
+		s.log.Debug("make a busy chat due when its lease runs out", "chat", k, "err", err)
+	}
 }
 
 // snapshot decodes the begin script's {token, version, blob, pttl, pending,
