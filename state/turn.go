@@ -42,10 +42,10 @@ func (s *Store) Append(ctx context.Context, in botgw.Inbound) error {
 	keys := []string{ks.ids + in.ID, ks.pending, ks.seen}
 	args := []any{in.ID, now, ms(s.opts.DedupeTTL), raw, now + ms(s.opts.Visibility), ks.member, legacy}
 	if !s.cluster {
-		n, err := appendScript.Run(ctx, s.c, append(keys, ks.work), args...).Int()
+		n, err := s.run(ctx, appendScript, true, append(keys, ks.work), args...).Int()
 		return appended(in, n, err)
 	}
-	n, err := appendScript.Run(ctx, s.c, keys, args...).Int()
+	n, err := s.run(ctx, appendScript, true, keys, args...).Int()
 	if err == nil {
 		if merr := s.markNX(ctx, ks, now+ms(s.opts.Visibility)); merr != nil {
 			s.log.Warn("input stored without its work mark; the repair scan restores it", "chat", in.Chat, "err", merr)
@@ -192,7 +192,17 @@ func (s *Store) Commit(ctx context.Context, k botgw.ChatKey, c botgw.Commit) err
 		return fmt.Errorf("commit chat %s: %w", k, err)
 	}
 	var res *redis.Cmd
-	if s.cluster {
+	switch {
+	case s.cluster && s.opts.MinReplicas > 0:
+		// WAIT must share the script's connection to the chat's primary:
+		// the chat list's update goes after it, on its own.
+		res = s.run(ctx, commitScript, true, []string{ks.lease, ks.state, ks.pending, ks.outbox}, args...)
+		if err = res.Err(); err == nil {
+			if ierr := s.pipe(ctx, func(p redis.Pipeliner) { s.touchIndex(ctx, p, ks.member, c.Activity) }); ierr != nil {
+				s.log.Warn("update the chat list", "err", ierr)
+			}
+		}
+	case s.cluster:
 		// The chat list is in another slot: its update goes beside the
 		// script, in the same round trip.
 		err = s.pipe(ctx, func(p redis.Pipeliner) {
@@ -203,8 +213,8 @@ func (s *Store) Commit(ctx context.Context, k botgw.ChatKey, c botgw.Commit) err
 			s.log.Warn("update the chat list", "err", err)
 			err = nil
 		}
-	} else {
-		res = commitScript.Run(ctx, s.c, []string{ks.lease, ks.state, ks.pending, ks.outbox, s.indexKey()}, args...)
+	default:
+		res = s.run(ctx, commitScript, true, []string{ks.lease, ks.state, ks.pending, ks.outbox, s.indexKey()}, args...)
 		err = res.Err()
 	}
 	code, _ := res.Int()
@@ -264,7 +274,7 @@ func (s *Store) Delivered(ctx context.Context, k botgw.ChatKey, _ string, ids ..
 	if err != nil {
 		return fmt.Errorf("mark outbound %v of chat %s delivered: %w", ids, k, err)
 	}
-	if err := deliveredScript.Run(ctx, s.c, []string{ks.outbox}, stringsToAny(ids)...).Err(); err != nil {
+	if err := s.run(ctx, deliveredScript, true, []string{ks.outbox}, stringsToAny(ids)...).Err(); err != nil {
 		return fmt.Errorf("mark outbound %v of chat %s delivered: %w", ids, k, err)
 	}
 	return nil
@@ -278,7 +288,7 @@ func (s *Store) Progress(ctx context.Context, k botgw.ChatKey, id string, sent i
 	if err != nil {
 		return fmt.Errorf("record progress of outbound %s of chat %s: %w", id, k, err)
 	}
-	if err := progressScript.Run(ctx, s.c, []string{ks.outbox}, id, sent).Err(); err != nil {
+	if err := s.run(ctx, progressScript, true, []string{ks.outbox}, id, sent).Err(); err != nil {
 		return fmt.Errorf("record progress of outbound %s of chat %s: %w", id, k, err)
 	}
 	return nil
