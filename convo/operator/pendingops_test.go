@@ -1,11 +1,13 @@
-package convo
+package operator
 
 import (
 	"context"
+	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/convo/codec"
 	"github.com/botgw/botgw/state"
 )
 
@@ -14,7 +16,9 @@ import (
 func storedChat(t *testing.T, st *state.Store, k botgw.ChatKey) {
 	t.Helper()
 	ctx := context.Background()
-	blob, err := Encode(&Decoded{Version: formatVersion, History: []botgw.Message{{Role: botgw.RoleUser, Text: "hello"}}})
+	env := codec.New(time.Now())
+	env.History = []botgw.Message{{Role: botgw.RoleUser, Text: "hello"}}
+	blob, err := codec.Encode(env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,12 +40,17 @@ func storedChat(t *testing.T, st *state.Store, k botgw.ChatKey) {
 // operator's pause, message and resume show in the chat's view and in the
 // chat list as soon as each request returned.
 func TestOperatorReadsItsOwnWrites(t *testing.T) {
-	st := openStore(t, false, fastStore)
-	storedChat(t, st, testChat)
-	op := &Operator{Store: st}
 	ctx := context.Background()
+	st, err := state.Open(ctx, state.Config{}, state.Options{}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	k := botgw.ChatKey{Channel: "telegram", ID: "42"}
+	storedChat(t, st, k)
+	op := &API{Store: st}
 	show := func() *ChatView {
-		v, err := op.Show(ctx, testChat)
+		v, err := op.Show(ctx, k)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,7 +63,7 @@ func TestOperatorReadsItsOwnWrites(t *testing.T) {
 		}
 		return sums[0].PausedUntil
 	}
-	until, err := op.Pause(ctx, testChat, 10*time.Minute, "Sam")
+	until, err := op.Pause(ctx, k, 10*time.Minute, "Sam")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,13 +74,13 @@ func TestOperatorReadsItsOwnWrites(t *testing.T) {
 	if got := listed(); !got.Equal(until) {
 		t.Errorf("chat list right after the pause: paused until %v, want %v", got, until)
 	}
-	if err := op.Say(ctx, testChat, "Sam here.", "Sam", "admin-api"); err != nil {
+	if err := op.Say(ctx, k, "Sam here.", "Sam", "admin-api"); err != nil {
 		t.Fatal(err)
 	}
 	if h := show().History; len(h) != 2 || h[1].Text != "Sam here." || h[1].Operator != "Sam" {
 		t.Errorf("history right after the operator's message = %+v, want hello then Sam's words", h)
 	}
-	if err := op.Resume(ctx, testChat, "admin-api"); err != nil {
+	if err := op.Resume(ctx, k, "admin-api"); err != nil {
 		t.Fatal(err)
 	}
 	if v := show(); v.PausedUntil != "" {

@@ -1,4 +1,4 @@
-package convo
+package operator
 
 import (
 	"time"
@@ -7,8 +7,8 @@ import (
 )
 
 // applyOps shows the operator actions a chat's pending list still holds
-// (botgw.ChatInfo.Ops) as the turn that takes them will apply them
-// (applyOperator): an operator reads a pause, a resume or a message of
+// (botgw.ChatInfo.Ops) as the turn that takes them will apply them (the
+// engine's applyOperator): an operator reads a pause, a resume or a message of
 // theirs as soon as its request succeeded, before any turn ran.
 func (v *ChatView) applyOps(ops []botgw.Inbound, now time.Time) {
 	for _, in := range ops {
