@@ -23,20 +23,20 @@ import (
 // record can send a reply twice.
 
 // maxTakeoverGrace bounds how long a worker taking over a chat waits
-// before resending its waiting replies.
-const maxTakeoverGrace = 5 * time.Second
+// before resending its waiting replies. The grace adds to a dead holder's
+// lease before its committed replies go out, so it is kept well inside the
+// recovery bound (docs/adr/0001-recovery-bound.md).
+const maxTakeoverGrace = 2 * time.Second
 
-// takeoverGrace is Config.TakeoverGrace or its default: one renewal
-// period (a third of the lease TTL), at most maxTakeoverGrace. It is
-// waited only by a worker that finds replies in the outbox, on top of the
-// dead holder's lease, so it is kept short: the recorder retries every
-// quarter of it (retryStore), and a record lands within one retry of
+// takeoverGrace is Config.TakeoverGrace or its default: one lease TTL
+// (three renewal periods), at most maxTakeoverGrace. The recorder retries
+// every quarter of it (retryStore), so a record lands within one retry of
 // Redis being back.
 func (e *Engine) takeoverGrace() time.Duration {
 	if e.cfg.TakeoverGrace > 0 {
 		return e.cfg.TakeoverGrace
 	}
-	return min(e.cfg.LeaseRenew, maxTakeoverGrace)
+	return min(3*e.cfg.LeaseRenew, maxTakeoverGrace)
 }
 
 // takeOver is called once a worker holds a chat's lease. If the outbox
