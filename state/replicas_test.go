@@ -119,7 +119,7 @@ func clusterWithReplica(t *testing.T) (primary, replica *server) {
 // replicatedStore is a store over c that waits for one replica.
 func replicatedStore(t *testing.T, c redis.UniversalClient) *Store {
 	opts := suiteOpts
-	opts.MinReplicas, opts.ReplicaTimeout = 1, 300*time.Millisecond
+	opts.MinReplicas, opts.ReplicaTimeout = 1, MaxReplicaTimeout // a loaded CI machine answers slowly
 	s := New(c, "", opts)
 	s.log = testLogger(t)
 	t.Cleanup(func() { s.Close() })
@@ -131,7 +131,7 @@ func replicatedStore(t *testing.T, c redis.UniversalClient) *Store {
 func TestMinReplicasRunsTheSuite(t *testing.T) {
 	primary, _ := primaryWithReplica(t)
 	runSuite(t, func(t testing.TB, opts Options) *harness {
-		opts.MinReplicas, opts.ReplicaTimeout = 1, time.Second
+		opts.MinReplicas, opts.ReplicaTimeout = 1, MaxReplicaTimeout
 		s := New(primary.client(), "botgwtest-"+newToken()[:12], opts)
 		s.log = testLogger(t)
 		t.Cleanup(func() { s.Close() })
