@@ -68,7 +68,9 @@ func (r *realClient) waitCall(t *testing.T, call string) {
 	}
 }
 
-func (r *realClient) internals() *whatsmeow.DangerousInternalClient { return r.Client.DangerousInternals() }
+func (r *realClient) internals() *whatsmeow.DangerousInternalClient {
+	return r.Client.DangerousInternals()
+}
 
 // realConnected runs an adapter on a real whatsmeow client, linked as
 // botPN, through its first login (whatsmeow dispatching Connected).
