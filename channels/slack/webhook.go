@@ -2,11 +2,11 @@ package slack
 
 import (
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/webhooks/guard"
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 )
@@ -67,22 +67,23 @@ func (h *eventsHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 }
 
-// verifiedBody reads the body and checks its signature and timestamp. It
-// returns the status to answer with when they are bad.
+// verifiedBody checks the signature headers and the timestamp's window
+// before it reads a byte, then reads at most maxBody and checks the
+// signature over it. It returns the status to answer with when they are
+// bad.
 func (h *eventsHandler) verifiedBody(w http.ResponseWriter, r *http.Request) ([]byte, int) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
-	if err != nil {
-		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			return nil, http.StatusRequestEntityTooLarge
-		}
-		return nil, http.StatusBadRequest
-	}
 	sv, err := slack.NewSecretsVerifier(r.Header, h.cfg.SigningSecret)
-	if err == nil {
-		_, _ = sv.Write(body)
-		err = sv.Ensure()
-	}
 	if err != nil {
+		h.log.Warn("slack request refused", "err", err)
+		return nil, http.StatusUnauthorized
+	}
+	body, err := guard.ReadBody(w, r, maxBody)
+	if err != nil {
+		status, _ := guard.Status(w, err)
+		return nil, status
+	}
+	_, _ = sv.Write(body)
+	if err := sv.Ensure(); err != nil {
 		h.log.Warn("slack request refused", "err", err)
 		return nil, http.StatusUnauthorized
 	}

@@ -22,6 +22,9 @@ import (
 type Config struct {
 	Listen       string             `yaml:"listen"`
 	PublicURL    string             `yaml:"public_url"`
+	// TrustedProxies are the reverse proxies (CIDRs) whose X-Forwarded-For
+	// names the client; see docs/security.md.
+	TrustedProxies []string `yaml:"trusted_proxies"`
 	Redis        state.Config       `yaml:"redis"`
 	State        StateConfig        `yaml:"state"`
 	SystemPrompt string             `yaml:"system_prompt"`
