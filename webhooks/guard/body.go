@@ -70,9 +70,10 @@ func (b *Budget) Middleware(next http.Handler) http.Handler {
 // chargedBody is a request body whose reads are charged to a Budget.
 type chargedBody struct {
 	io.ReadCloser
-	b    *Budget
-	ctx  context.Context
-	held int64
+	b       *Budget
+	ctx     context.Context
+	held    int64 // charged, credited when the handler returns
+	prepaid int64 // charged by reserve and not read yet
 }
 
 func (c *chargedBody) Read(p []byte) (int, error) {
@@ -80,13 +81,28 @@ func (c *chargedBody) Read(p []byte) (int, error) {
 		p = p[:n]
 	}
 	n, err := c.ReadCloser.Read(p)
-	if n > 0 {
-		if aerr := c.b.acquire(c.ctx, int64(n)); aerr != nil {
+	if due := int64(n) - c.prepaid; due > 0 {
+		if aerr := c.b.acquire(c.ctx, due); aerr != nil {
 			return 0, aerr
 		}
-		c.held += int64(n)
+		c.held += due
 	}
+	c.prepaid = max(c.prepaid-int64(n), 0)
 	return n, err
+}
+
+// reserve charges n bytes ahead of the reads that fill a buffer of them.
+// A nil c (a body the middleware did not wrap) charges nothing.
+func (c *chargedBody) reserve(n int64) error {
+	if c == nil {
+		return nil
+	}
+	if err := c.b.acquire(c.ctx, n); err != nil {
+		return err
+	}
+	c.held += n
+	c.prepaid += n
+	return nil
 }
 
 func (c *chargedBody) release() {
@@ -111,14 +127,58 @@ func (b *Budget) acquire(ctx context.Context, n int64) error {
 
 // ReadBody reads a request body of at most limit bytes. A Content-Length
 // over the limit is refused before a byte is read; a body that grows past
-// it while being read (chunked) is refused as soon as it does. Errors are
-// *http.MaxBytesError (413), ErrBusy (503) or a read error (400): see
-// Status.
+// it while being read (chunked) is refused as soon as it does. A declared
+// length is charged to the budget before the buffer for it is made.
+// Errors are *http.MaxBytesError (413), ErrBusy (503) or a read error
+// (400): see Status.
 func ReadBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
-	if r.ContentLength > limit {
+	n := r.ContentLength
+	if n > limit {
 		return nil, &http.MaxBytesError{Limit: limit}
 	}
-	return io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	body := http.MaxBytesReader(w, r.Body, limit)
+	cb, _ := r.Body.(*chargedBody)
+	if n < 0 {
+		return readChunked(body, cb)
+	}
+	if err := cb.reserve(n); err != nil {
+		return nil, err
+	}
+	buf := make([]byte, n)
+	if _, err := io.ReadFull(body, buf); err != nil {
+		return nil, fmt.Errorf("read body: %w", err)
+	}
+	return buf, nil
+}
+
+// readChunked reads a body of unknown length in chunks, then joins them,
+// charging the joined copy too: the chunks are garbage only once the
+// collector runs, so the budget counts them until the request ends.
+func readChunked(body io.Reader, cb *chargedBody) ([]byte, error) {
+	var parts [][]byte
+	total := 0
+	for {
+		p := make([]byte, chunk)
+		n, err := io.ReadFull(body, p)
+		parts, total = append(parts, p[:n]), total+n
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read body: %w", err)
+		}
+	}
+	if len(parts) == 1 {
+		return parts[0], nil
+	}
+	if err := cb.reserve(int64(total)); err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, total)
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out, nil
 }
 
 // LimitBody is r.Body bounded to limit bytes for a decoder; see ReadBody
