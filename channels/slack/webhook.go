@@ -28,6 +28,7 @@ type eventsChannel struct{ *adapter }
 func (c *eventsChannel) WebhookHandler(deliver botgw.Deliver) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("POST "+EventsPath, &eventsHandler{adapter: c.adapter, deliver: deliver})
+	mux.Handle("POST "+InteractivityPath, &interactivityHandler{adapter: c.adapter, deliver: deliver})
 	return mux
 }
 
@@ -67,14 +68,23 @@ func (h *eventsHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 }
 
-// verifiedBody checks the signature headers and the timestamp's window
-// before it reads a byte, then reads at most maxBody and checks the
-// signature over it. It returns the status to answer with when they are
-// bad.
+// verifiedBody is signedBody for the Events API, whose bodies are JSON.
 func (h *eventsHandler) verifiedBody(w http.ResponseWriter, r *http.Request) ([]byte, int) {
-	sv, err := slack.NewSecretsVerifier(r.Header, h.cfg.SigningSecret)
+	body, status := h.signedBody(w, r)
+	if status == http.StatusOK && !json.Valid(body) {
+		return nil, http.StatusBadRequest
+	}
+	return body, status
+}
+
+// signedBody checks a Slack request's signature headers and timestamp
+// (5-minute window) before it reads a byte, then reads at most maxBody and
+// checks the signature over it. It returns the status to answer with when
+// they are bad.
+func (a *adapter) signedBody(w http.ResponseWriter, r *http.Request) ([]byte, int) {
+	sv, err := slack.NewSecretsVerifier(r.Header, a.cfg.SigningSecret)
 	if err != nil {
-		h.log.Warn("slack request refused", "err", err)
+		a.log.Warn("slack request refused", "err", err)
 		return nil, http.StatusUnauthorized
 	}
 	body, err := guard.ReadBody(w, r, maxBody)
@@ -84,11 +94,8 @@ func (h *eventsHandler) verifiedBody(w http.ResponseWriter, r *http.Request) ([]
 	}
 	_, _ = sv.Write(body)
 	if err := sv.Ensure(); err != nil {
-		h.log.Warn("slack request refused", "err", err)
+		a.log.Warn("slack request refused", "err", err)
 		return nil, http.StatusUnauthorized
-	}
-	if !json.Valid(body) {
-		return nil, http.StatusBadRequest
 	}
 	return body, http.StatusOK
 }

@@ -17,12 +17,14 @@ import (
 	"github.com/botgw/botgw/channels/web"
 	"github.com/botgw/botgw/compaction"
 	"github.com/botgw/botgw/convo"
+	"github.com/botgw/botgw/convo/audit"
 	"github.com/botgw/botgw/convo/broadcast"
-	"github.com/botgw/botgw/convo/metrics"
+	"github.com/botgw/botgw/convo/operator"
 	"github.com/botgw/botgw/providers/limit"
 	"github.com/botgw/botgw/state"
 	"github.com/botgw/botgw/webhooks"
 	"github.com/botgw/botgw/webhooks/guard"
+	"github.com/botgw/botgw/webhooks/metrics"
 )
 
 // shutdownGrace bounds how long SIGTERM waits for in-flight turns.
@@ -198,7 +200,7 @@ func (gw *gateway) wire(ctx context.Context, cfg Config, tracer trace.Tracer, lo
 		return err
 	}
 	gw.watchChannels(met)
-	trail := convo.NewAuditLog(gw.store.AuditStream())
+	trail := audit.NewLog(gw.store.AuditStream())
 	gw.bcast = &broadcast.Runner{Store: gw.store.Broadcasts(), Hooks: broadcastMetrics(met), Log: log}
 	gw.engine, err = convo.New(convo.Config{
 		SystemPrompt: cfg.SystemPrompt, StateTTL: cfg.State.TTL, TurnTimeout: turnTimeout(cfg.Provider),
@@ -213,14 +215,14 @@ func (gw *gateway) wire(ctx context.Context, cfg Config, tracer trace.Tracer, lo
 		return err
 	}
 	gw.bcast.Deliver = gw.engine.Handle
-	op := &convo.Operator{Store: gw.store, Trail: trail, StateTTL: cfg.State.TTL, Log: log,
+	op := &operator.API{Store: gw.store, Trail: trail, StateTTL: cfg.State.TTL, Log: log,
 		Deliver: gw.engine.Handle, TakeoverTTL: cfg.Admin.TakeoverTTL}
 	return gw.serveHTTP(cfg, op, met, log)
 }
 
 // serveHTTP builds the HTTP server. Input arriving over HTTP waits on Redis
 // at most guard.IngressWait, then is answered 503 so the sender retries.
-func (gw *gateway) serveHTTP(cfg Config, op *convo.Operator, met *metrics.Metrics, log *slog.Logger) error {
+func (gw *gateway) serveHTTP(cfg Config, op *operator.API, met *metrics.Metrics, log *slog.Logger) error {
 	ingress := guard.Within(guard.IngressWait, gw.engine.Handle)
 	gw.server = webhooks.New(webhooks.Deps{
 		Deliver: ingress, Channels: gw.channels.all, Checks: gw.checks(),
