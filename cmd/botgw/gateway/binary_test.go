@@ -69,7 +69,7 @@ func plainBinary(t *testing.T) string {
 	binary(t) // makes binDir
 	plainOnce.Do(func() {
 		plainPath = filepath.Join(binDir, "botgw-plain")
-		cmd := exec.Command("go", "build", "-o", plainPath, ".")
+		cmd := exec.Command("go", "build", "-o", plainPath, "..")
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			plainErr = fmt.Errorf("go build: %v\n%s", err, out)
