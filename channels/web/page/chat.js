@@ -40,7 +40,8 @@ function add(kind, text, restoring) {
   return div;
 }
 
-async function post(text) {
+// post sends one message: {text} or {location}.
+async function post(msg) {
   const typing = document.createElement("div");
   typing.className = "typing";
   typing.textContent = "…thinking";
@@ -48,7 +49,7 @@ async function post(text) {
   try {
     const res = await fetch("/v1/chat", {
       method: "POST", headers: {"Content-Type": "application/json"},
-      body: JSON.stringify({chat, text}),
+      body: JSON.stringify(Object.assign({chat}, msg)),
     });
     const body = await res.json().catch(() => ({}));
     if (res.ok && body.reply) add("bot", body.reply);
@@ -68,9 +69,25 @@ document.getElementById("form").addEventListener("submit", async (ev) => {
   input.value = "";
   add("me", text);
   send.disabled = true;
-  await post(text);
+  await post({text});
   send.disabled = false;
   input.focus();
+});
+
+// "Share my location": the browser's Geolocation API, sent as a pin.
+const locate = document.getElementById("locate");
+locate.addEventListener("click", () => {
+  if (!navigator.geolocation) { add("error", "This browser cannot share a location."); return; }
+  locate.disabled = true;
+  navigator.geolocation.getCurrentPosition(async (pos) => {
+    const location = {latitude: pos.coords.latitude, longitude: pos.coords.longitude};
+    add("me", "📍 " + location.latitude.toFixed(5) + ", " + location.longitude.toFixed(5));
+    await post({location});
+    locate.disabled = false;
+  }, (err) => {
+    add("error", "Location not shared: " + err.message);
+    locate.disabled = false;
+  }, {enableHighAccuracy: true, timeout: 15000, maximumAge: 0});
 });
 
 input.addEventListener("keydown", (ev) => {
