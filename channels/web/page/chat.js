@@ -52,7 +52,7 @@ async function post(msg) {
       body: JSON.stringify(Object.assign({chat}, msg)),
     });
     const body = await res.json().catch(() => ({}));
-    if (res.ok && body.reply) add("bot", body.reply);
+    if (res.ok && body.reply) { add("bot", body.reply); offer(body.choices, body.ask_location); }
     else if (res.status === 202) add("error", "Still working on it; the reply will appear here.");
     else add("error", body.error || ("Error " + res.status));
   } catch (e) {
@@ -62,24 +62,50 @@ async function post(msg) {
   }
 }
 
-document.getElementById("form").addEventListener("submit", async (ev) => {
-  ev.preventDefault();
-  const text = input.value.trim();
-  if (!text) return;
-  input.value = "";
+// Choices under a reply: one button each; a tap sends the choice's label
+// as the player's words. Any message sent clears the buttons.
+function offer(choices, askLocation) {
+  if (!(choices && choices.length) && !askLocation) return;
+  const row = document.createElement("div");
+  row.className = "choices";
+  for (const label of choices || []) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "choice";
+    b.textContent = label;
+    b.addEventListener("click", () => say(label));
+    row.appendChild(b);
+  }
+  if (askLocation && navigator.geolocation) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "choice location";
+    b.textContent = "📍 Share my location";
+    b.addEventListener("click", () => shareLocation());
+    row.appendChild(b);
+  }
+  messages.appendChild(row);
+  messages.scrollTop = messages.scrollHeight;
+}
+
+function clearChoices() {
+  for (const row of messages.querySelectorAll(".choices")) row.remove();
+}
+
+async function say(text) {
+  clearChoices();
   add("me", text);
   send.disabled = true;
   await post({text});
   send.disabled = false;
-  input.focus();
-});
+}
 
-// "Share my location": the browser's Geolocation API, sent as a pin.
-const locate = document.getElementById("locate");
-locate.addEventListener("click", () => {
+// shareLocation sends the browser's position (Geolocation API) as a pin.
+function shareLocation() {
   if (!navigator.geolocation) { add("error", "This browser cannot share a location."); return; }
   locate.disabled = true;
   navigator.geolocation.getCurrentPosition(async (pos) => {
+    clearChoices();
     const location = {latitude: pos.coords.latitude, longitude: pos.coords.longitude};
     add("me", "📍 " + location.latitude.toFixed(5) + ", " + location.longitude.toFixed(5));
     await post({location});
@@ -88,7 +114,20 @@ locate.addEventListener("click", () => {
     add("error", "Location not shared: " + err.message);
     locate.disabled = false;
   }, {enableHighAccuracy: true, timeout: 15000, maximumAge: 0});
+}
+
+document.getElementById("form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const text = input.value.trim();
+  if (!text) return;
+  input.value = "";
+  await say(text);
+  input.focus();
 });
+
+// The "share my location" button beside Send.
+const locate = document.getElementById("locate");
+locate.addEventListener("click", shareLocation);
 
 input.addEventListener("keydown", (ev) => {
   if (ev.key === "Enter" && !ev.shiftKey) {
@@ -112,6 +151,6 @@ setInterval(async () => {
   try {
     const res = await fetch("/v1/chat?chat=" + encodeURIComponent(chat));
     const body = await res.json();
-    for (const m of body.messages || []) add("bot", m);
+    for (const r of body.replies || []) { add("bot", r.text); offer(r.choices, r.ask_location); }
   } catch (e) { /* the next poll retries */ }
 }, 3000);
