@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/convo/codec"
 )
 
 // MediaReader fetches the photo or recording an input refers to and says
@@ -30,14 +31,14 @@ func locationEvent(in botgw.Inbound) botgw.Inbound {
 
 // applyLocation replaces the chat's keyed event "location" with in's
 // position, after the user's text gathered so far.
-func (b *batch) applyLocation(env *envelope, in botgw.Inbound) {
+func (b *batch) applyLocation(env *codec.Envelope, in botgw.Inbound) {
 	b.flushUser(env)
 	applyEvent(env, locationEvent(in))
 }
 
 // flushUser appends the user's text gathered so far to the history, so
 // what comes next stays after it.
-func (b *batch) flushUser(env *envelope) {
+func (b *batch) flushUser(env *codec.Envelope) {
 	if b.user != nil {
 		env.History = append(env.History, *b.user)
 		b.user = nil

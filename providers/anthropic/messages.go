@@ -10,7 +10,7 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go"
 
 	"github.com/botgw/botgw"
-	"github.com/botgw/botgw/providers/internal/vendor"
+	"github.com/botgw/botgw/providers/internal/wire"
 )
 
 const (
@@ -44,9 +44,9 @@ func messages(history []botgw.Message) ([]sdk.MessageParam, error) {
 		case botgw.RoleUser:
 			c.add(user, append(images(m.Images), text(m.Text)...)...)
 		case botgw.RoleEvent:
-			c.add(user, text(vendor.EventPrefix+m.Text)...)
+			c.add(user, text(wire.EventPrefix+m.Text)...)
 		case botgw.RoleSummary:
-			c.add(user, text(vendor.SummaryPrefix+m.Text)...)
+			c.add(user, text(wire.SummaryPrefix+m.Text)...)
 		case botgw.RoleAssistant:
 			c.add(assistant, toolUses(m)...)
 			c.add(user, toolResults(m.ToolCalls)...)
