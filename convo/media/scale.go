@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	_ "image/gif" // decoders image.Decode reads
 	"image/color"
+	_ "image/gif" // decoders image.Decode reads
 	"image/jpeg"
 	_ "image/png"
 	"math"
