@@ -21,6 +21,9 @@ type batch struct {
 	respond bool             // an event asked for a reply
 	out     []botgw.Outbound // operator messages and redelivered replies, in order
 	tags    []string         // broadcast items the reply answers (events with respond)
+	// asks is what the events asking for a reply want it to offer; offer
+	// is what the reply offers (asks, else the model's offer_choices).
+	asks, offer botgw.Offer
 }
 
 // turn runs one turn over snap's pending input and returns the commit.
@@ -45,6 +48,11 @@ func (e *Engine) turn(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 	if !b.asked && !b.respond && b.user != nil { // backlog only: stored, not answered
 		env.History = append(env.History, *b.user)
 	}
+	out := b.out
+	if len(b.replies) > 0 {
+		reply := botgw.Outbound{Chat: k, ID: "re-" + replyTo(b, snap.Pending), Text: strings.Join(b.replies, "\n\n"), Meta: b.replyMeta()}
+		out = append(out, offered(reply, b.offer, lastAssistant(env.History)))
+	}
 	env.Updated = now
 	blob, err := encode(env)
 	if err != nil { // cannot happen for our own types; keep the old state
@@ -54,10 +62,7 @@ func (e *Engine) turn(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 	stats.StateSize = len(blob)
 	c := botgw.Commit{Lease: snap.Lease, Version: snap.Version, Blob: blob,
 		TTL: e.cfg.StateTTL, Consumed: len(snap.Pending), Activity: activity(view.env, now)}
-	c.Outbox = b.out
-	if len(b.replies) > 0 {
-		c.Outbox = append(c.Outbox, botgw.Outbound{Chat: k, ID: "re-" + replyTo(b, snap.Pending), Text: strings.Join(b.replies, "\n\n"), Meta: b.replyMeta()})
-	}
+	c.Outbox = out
 	return c, stats, env
 }
 
@@ -78,8 +83,9 @@ func (e *Engine) respond(ctx context.Context, k botgw.ChatKey, env *envelope, b 
 	case env.paused(now):
 		e.holdForOperator(env, b, stats)
 	case b.asked || b.respond:
-		if reply := e.answer(ctx, k, env, *b, stats, log); reply != "" {
+		if reply, offer := e.answer(ctx, k, env, *b, stats, log); reply != "" {
 			b.replies = append(b.replies, reply)
+			b.offer = offer
 		}
 	case len(b.replies) > 0:
 		stats.Outcome = "command"
@@ -135,6 +141,10 @@ func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbou
 			b.last = in
 			b.replies = append(b.replies, e.cfg.UnsupportedNotice)
 		default:
+			var done bool
+			if in, done = e.choiceInput(v, &b, in); done {
+				continue
+			}
 			if in.Cut && !in.Backlog {
 				b.last = in
 				b.replies = append(b.replies, e.cfg.Limits.CutNotice)
@@ -160,6 +170,9 @@ func (b *batch) event(in botgw.Inbound) {
 	if !in.Event.Respond {
 		return
 	}
+	if !in.Event.Offer.IsZero() {
+		b.asks = in.Event.Offer
+	}
 	if b.last.ID == "" {
 		b.last = in
 	}
@@ -176,15 +189,12 @@ func (b *batch) say(env *envelope, in botgw.Inbound, paused bool) {
 	m := botgw.Outbound{Chat: in.Chat, ID: "say-" + in.ID, Text: in.Text, Meta: in.Meta}
 	if paused {
 		m.Held = heldPaused
-		b.out = append(b.out, m)
+		b.out = append(b.out, offered(m, in.Offer, nil))
 		return
 	}
-	if b.user != nil {
-		env.History = append(env.History, *b.user)
-		b.user = nil
-	}
+	b.flushUser(env)
 	env.History = append(env.History, botgw.Message{Role: botgw.RoleAssistant, Text: in.Text, At: in.At})
-	b.out = append(b.out, m)
+	b.out = append(b.out, offered(m, in.Offer, &env.History[len(env.History)-1]))
 }
 
 // replyMeta is the Meta of the input answered plus the broadcast items the
@@ -210,6 +220,7 @@ func (b *batch) addUser(in botgw.Inbound) {
 		b.user.Text += "\n" + in.Text
 	}
 	b.user.InboundIDs = append(b.user.InboundIDs, in.ID)
+	b.user.Tap = b.user.Tap || in.Tap != nil
 	if !in.Backlog {
 		b.last = in
 		b.asked = true
@@ -230,12 +241,13 @@ func applyEvent(env *envelope, in botgw.Inbound) {
 }
 
 // answer compacts the history, runs the provider's tool loop and returns
-// the reply text. On failure the user's message stays in the history and
-// the reply is the apology. Past the daily token limit the model is not
-// called.
-func (e *Engine) answer(ctx context.Context, k botgw.ChatKey, env *envelope, b batch, stats *TurnStats, log *slog.Logger) string {
+// the reply text and what it offers (the events' choices, else the
+// model's). On failure the user's message stays in the history and the
+// reply is the apology, offering nothing. Past the daily token limit the
+// model is not called.
+func (e *Engine) answer(ctx context.Context, k botgw.ChatKey, env *envelope, b batch, stats *TurnStats, log *slog.Logger) (string, botgw.Offer) {
 	if notice, over := e.overDailyLimit(env, b, stats); over {
-		return notice
+		return notice, botgw.Offer{}
 	}
 	history := env.History // the turn owns env: appending in place copies nothing
 	if b.user != nil {
@@ -261,13 +273,16 @@ func (e *Engine) answer(ctx context.Context, k botgw.ChatKey, env *envelope, b b
 			stats.ProviderStatus = pe.Status
 		}
 		env.addRecord(rec)
-		return e.cfg.Apology
+		return e.cfg.Apology, botgw.Offer{}
 	}
 	env.Provider = res.provider
 	env.addRecord(rec)
 	system := []botgw.Message{{Role: botgw.RoleUser, Text: e.cfg.SystemPrompt}}
 	env.Hint = botgw.UsageHint{Reported: res.firstInput, Estimated: e.deps.Count(system) + e.deps.Count(history)}
-	return res.text
+	if !b.asks.IsZero() {
+		return res.text, b.asks
+	}
+	return res.text, res.offer
 }
 
 // compact shrinks the history with the configured compactor. A failing
