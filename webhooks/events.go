@@ -62,6 +62,7 @@ type eventIn struct {
 	ID      string `json:"id"`
 	Key     string `json:"key"`
 	Respond bool   `json:"respond"`
+	offerIn
 }
 
 func (ev *Events) mount(e *echo.Echo) { e.POST("/v1/events", ev.post) }
@@ -208,12 +209,16 @@ func (ev *Events) check(e eventIn) (botgw.Inbound, int, error) {
 	case len(e.Key) > 64:
 		return botgw.Inbound{}, http.StatusBadRequest, errors.New("key: longer than 64 characters")
 	}
+	offer, err := e.offerFor(e.Respond)
+	if err != nil {
+		return botgw.Inbound{}, http.StatusBadRequest, err
+	}
 	id := e.ID
 	if id == "" {
 		id = randomID()
 	}
 	return botgw.Inbound{Chat: k, Kind: botgw.KindEvent, ID: "evt:" + id, At: ev.now(),
-		Event: &botgw.Event{ID: e.ID, Key: e.Key, Text: e.Text, Respond: e.Respond}}, 0, nil
+		Event: &botgw.Event{ID: e.ID, Key: e.Key, Text: e.Text, Respond: e.Respond, Offer: offer}}, 0, nil
 }
 
 func randomID() string {
