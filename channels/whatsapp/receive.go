@@ -60,22 +60,32 @@ func queue(a *Adapter, evs chan<- any, evt any) {
 	}
 }
 
-// receive normalises one message and makes it durable.
+// receive normalises one message and makes it durable. A message that
+// cannot be stored stays unacknowledged (WhatsApp redelivers it after the
+// reconnect that redeliver asks for), unless it failed poisonAfter times
+// while the store took other writes: then it is the message's fault, and
+// it is kept as a dead letter and acknowledged.
 func (a *Adapter) receive(ctx context.Context, cli client, e *events.Message, evs chan<- any) bool {
 	in, ok, err := a.normalize(ctx, cli, e)
 	switch {
 	case err != nil:
 		a.counts.storeFailed.Add(1)
 		a.log.Error("whatsapp message not stored; it stays unacknowledged and WhatsApp redelivers it after a reconnect", "err", err)
+		in = unresolved(e, err)
 	case !ok:
 		a.Ignore()
 		return true
 	default:
 		a.classify(&in)
 		if a.persist(ctx, in) {
+			a.failures.forget(in.ID)
+			a.noteWrote(ctx, in)
 			a.noteStored(ctx, in)
 			return true
 		}
+	}
+	if a.poisoned(ctx, in) {
+		return true
 	}
 	if a.redeliverWanted.CompareAndSwap(false, true) {
 		queue(a, evs, redeliver{})
