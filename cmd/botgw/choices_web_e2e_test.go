@@ -155,8 +155,6 @@ func TestChoicesValidationOnEveryRoute(t *testing.T) {
 		auth            []string
 	}{
 		{"events", "/v1/events", `{"chat":"` + chat + `","text":"x","respond":true,"choices":%s}`, []string{"Authorization", "Bearer " + eventsSecret}},
-		{"broadcasts", "/v1/broadcasts", `{"id":"bc-%d","chats":["` + chat + `"],"message":"x","choices":%s}`, []string{"Authorization", "Bearer " + eventsSecret}},
-		{"operator messages", "/v1/admin/chats/" + url.PathEscape(chat) + "/messages", `{"text":"x","operator":"ann","choices":%s}`, []string{"Authorization", "Bearer " + opsToken}},
 	}
 	for _, r := range routes {
 		for i, b := range bad {
