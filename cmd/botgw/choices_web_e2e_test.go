@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -171,5 +172,23 @@ func TestChoicesValidationOnEveryRoute(t *testing.T) {
 	quiesced(t, base)
 	if h := chatHistory(t, base, chat); len(h) != 0 {
 		t.Errorf("refused requests left a history: %+v", h)
+	}
+}
+
+func TestConfigCheckNamesTheBuiltinTools(t *testing.T) {
+	check := func(yaml string) string {
+		var out, errOut bytes.Buffer
+		_ = run(t.Context(), []string{"config", "check", "-config", writeFile(t, yaml)}, &out, &errOut)
+		return out.String()
+	}
+	tool := "tools: [{name: offer_choices, url: \"https://game.example.com/x\"}]\n"
+	if out := check("provider: {kind: fake}\n" + tool); !strings.Contains(out, "tools[0].name: offer_choices is a built-in tool") {
+		t.Errorf("a game tool named offer_choices passed:\n%s", out)
+	}
+	if out := check("provider: {kind: fake}\ntools_builtin: {offer_choices: false}\n" + tool); strings.Contains(out, "tools[0]") {
+		t.Errorf("with the built-in off, the game's offer_choices was refused:\n%s", out)
+	}
+	if out := check("provider: {kind: fake}\ntools_builtin: {offer_choice: true}\n"); !strings.Contains(out, "tools_builtin.offer_choice") {
+		t.Errorf("a misspelt key passed:\n%s", out)
 	}
 }

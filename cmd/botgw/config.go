@@ -29,6 +29,7 @@ type Config struct {
 	Apology      string             `yaml:"apology"`        // the reply when the provider (and its fallback) failed
 	Tools        []convo.ToolConfig `yaml:"tools"`          // the game's HTTP endpoints the model may call
 	MaxToolCalls int                `yaml:"max_tool_calls"` // per turn; default 5
+	ToolsBuiltin ToolsBuiltin       `yaml:"tools_builtin"`  // the gateway's own tools
 	Limits       LimitsConfig       `yaml:"limits"`
 	Compaction   compaction.Config  `yaml:"compaction"`
 	Turns        convo.TurnsConfig  `yaml:"turns"` // debounce and interrupt; channels.<name>.turns overrides
@@ -37,6 +38,13 @@ type Config struct {
 	Admin        AdminConfig        `yaml:"admin"`
 	Log          LogConfig          `yaml:"log"`
 }
+
+// ToolsBuiltin turns the gateway's own tools on or off.
+type ToolsBuiltin struct {
+	OfferChoices *bool `yaml:"offer_choices"` // default true: the model may offer choices to tap
+}
+
+func (t ToolsBuiltin) offerChoices() bool { return t.OfferChoices == nil || *t.OfferChoices }
 
 type StateConfig struct {
 	TTL time.Duration `yaml:"ttl"`

@@ -205,6 +205,7 @@ func (gw *gateway) wire(ctx context.Context, cfg Config, tracer trace.Tracer, lo
 		MaxToolCalls: cfg.MaxToolCalls, Apology: cfg.Apology, Limits: cfg.Limits.engine(),
 		LogContent: cfg.Log.Content, Turns: cfg.Turns, ChannelTurns: cfg.Channels.Turns,
 		TakeoverTTL: cfg.Admin.TakeoverTTL, DeliveryAttempts: cfg.Admin.DeliveryAttempts,
+		NoOfferChoices: !cfg.ToolsBuiltin.offerChoices(),
 	}, convo.Deps{Store: gw.store, Provider: prov, Compactor: comp, Channels: gw.channels.byName(),
 		Count: func(h []botgw.Message) int { return compaction.CountMessages(counter, h) },
 		Tools: tools, Audit: trail, Hooks: met.Hooks(), Tracer: tracer, Log: log, Outgoing: gw.bcast})

@@ -32,7 +32,7 @@ func (c Config) Validate() error {
 	errs = append(errs, c.Redis.Validate(), c.Compaction.Validate())
 	errs = append(errs, c.Provider.validate("provider")...)
 	errs = append(errs, c.Channels.validate()...)
-	errs = append(errs, convo.ValidateTools(c.Tools), c.Limits.validate(), c.validateTurns())
+	errs = append(errs, convo.ValidateTools(c.Tools), c.validateBuiltin(), c.Limits.validate(), c.validateTurns())
 	if c.MaxToolCalls < 0 {
 		bad("max_tool_calls", "must not be negative")
 	}
@@ -221,4 +221,14 @@ func validatePhoneOperators(numbers []string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// validateBuiltin refuses a game tool named like a built-in one that is on.
+func (c Config) validateBuiltin() error {
+	for i, t := range c.Tools {
+		if t.Name == convo.OfferChoicesTool && c.ToolsBuiltin.offerChoices() {
+			return fmt.Errorf("tools[%d].name: %s is a built-in tool (turn it off with tools_builtin.offer_choices: false)", i, t.Name)
+		}
+	}
+	return nil
 }
