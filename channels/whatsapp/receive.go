@@ -34,8 +34,19 @@ type redeliver struct{}
 // see persist) and queues connection events for the session loop; it never
 // sends and never waits for a reply. Returning false withholds the ack, so
 // WhatsApp redelivers a message that could not be stored.
+//
+// A panic is recovered here, not left to whatsmeow: its dispatchEvent
+// recovers it too, but then reports success (client.go), so the message
+// would be acknowledged without being stored.
 func (a *Adapter) handler(ctx context.Context, cli client, evs chan<- any) whatsmeow.EventHandlerWithSuccessStatus {
-	return func(evt any) bool {
+	return func(evt any) (ok bool) {
+		defer func() {
+			if r := recover(); r != nil {
+				a.counts.panics.Add(1)
+				a.log.Error("whatsapp event handler panicked; the event stays unacknowledged", "event", fmt.Sprintf("%T", evt), "panic", fmt.Sprint(r))
+				ok = false
+			}
+		}()
 		switch e := evt.(type) {
 		case *events.Message:
 			return a.receive(ctx, cli, e, evs)

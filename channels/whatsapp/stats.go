@@ -17,6 +17,7 @@ type counts struct {
 	parked          atomic.Uint64 // sessions parked after another client took them
 	held            atomic.Uint64 // number holds after a restriction (463, 403s, 429, ban)
 	dailyCap        atomic.Uint64 // sends that waited for the next day's budget
+	panics          atomic.Uint64 // events whose handling panicked (left unacknowledged)
 }
 
 // EventCounts returns the counters by event name, for the metrics.
@@ -35,5 +36,6 @@ func (a *Adapter) EventCounts() map[string]uint64 {
 		"stream_replaced":   c.parked.Load(),
 		"number_held":       c.held.Load(),
 		"daily_cap_reached": c.dailyCap.Load(),
+		"handler_panic":     c.panics.Load(),
 	}
 }
