@@ -137,6 +137,42 @@ func TestWebChoicesAndTaps(t *testing.T) {
 	if got := players(chatHistory(t, base, chat)); len(got) != 1 || !got[0].Tap || got[0].Text != "Take the ferry" {
 		t.Errorf("player messages %+v, want the page's tap marked", got)
 	}
+	bc := `{"id":"round-2","chats":["` + chat + `"],"message":"Round 2 starts: where to?","choices":["Harbour","Castle"]}`
+	if status, v := postJSON(t, base+"/v1/broadcasts", bc, "Authorization", "Bearer "+eventsSecret); status != http.StatusAccepted {
+		t.Fatalf("broadcast with choices: %d %v", status, v)
+	}
+	op := `{"text":"Sam here: pick one","operator":"Sam","choices":["Left","Right"]}`
+	opURL := base + "/v1/admin/chats/" + url.PathEscape(chat) + "/messages"
+	var offers [][]string // polling takes the replies: keep them
+	waitUntil(t, 15*time.Second, func() bool { offers = append(offers, webOffers(t, base, chat)...); return len(offers) > 0 })
+	if status, v := postJSON(t, opURL, op, "Authorization", "Bearer "+opsToken); status != http.StatusAccepted {
+		t.Fatalf("operator message with choices: %d %v", status, v)
+	}
+	waitUntil(t, 15*time.Second, func() bool { offers = append(offers, webOffers(t, base, chat)...); return len(offers) >= 2 })
+	if !slices.Equal(offers[0], []string{"Harbour", "Castle"}) || !slices.Equal(offers[1], []string{"Left", "Right"}) {
+		t.Errorf("polled choices %q, want the broadcast's then the operator's", offers)
+	}
+}
+
+// webOffers polls the page's replies and returns the choices of each.
+func webOffers(t *testing.T, base, chat string) [][]string {
+	t.Helper()
+	res, err := http.Get(base + "/v1/chat?chat=" + chat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var v struct {
+		Replies []struct {
+			Choices []string `json:"choices"`
+		} `json:"replies"`
+	}
+	_ = json.NewDecoder(res.Body).Decode(&v)
+	var out [][]string
+	for _, r := range v.Replies {
+		out = append(out, r.Choices)
+	}
+	return out
 }
 
 // TestChoicesValidationOnEveryRoute: 11 choices, a 65-character label and
@@ -156,6 +192,8 @@ func TestChoicesValidationOnEveryRoute(t *testing.T) {
 		auth            []string
 	}{
 		{"events", "/v1/events", `{"chat":"` + chat + `","text":"x","respond":true,"choices":%s}`, []string{"Authorization", "Bearer " + eventsSecret}},
+		{"broadcasts", "/v1/broadcasts", `{"id":"bc-%d","chats":["` + chat + `"],"message":"x","choices":%s}`, []string{"Authorization", "Bearer " + eventsSecret}},
+		{"operator messages", "/v1/admin/chats/" + url.PathEscape(chat) + "/messages", `{"text":"x","operator":"ann","choices":%s}`, []string{"Authorization", "Bearer " + opsToken}},
 	}
 	for _, r := range routes {
 		for i, b := range bad {
