@@ -11,6 +11,7 @@ import (
 
 	"github.com/botgw/botgw/convo"
 	"github.com/botgw/botgw/convo/tools"
+	"github.com/botgw/botgw/webhooks/guard"
 )
 
 // Validate checks the whole config; each error starts with its key path.
@@ -29,6 +30,9 @@ func (c Config) Validate() error {
 	}
 	if c.State.TTL <= 0 {
 		bad("state.ttl", "must be positive, like 24h")
+	}
+	if _, err := guard.ParseProxies(c.TrustedProxies); err != nil {
+		errs = append(errs, err)
 	}
 	errs = append(errs, c.Redis.Validate(), c.Compaction.Validate())
 	errs = append(errs, c.Provider.validate("provider")...)
