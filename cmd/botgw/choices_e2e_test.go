@@ -25,6 +25,7 @@ func choiceReplicas(t *testing.T) (llm *faultLLM, api *channeltest.BotAPI, a, b 
 	rnd := make([]byte, 4)
 	_, _ = rand.Read(rnd)
 	prefix := "choices" + hex.EncodeToString(rnd)
+	t.Cleanup(func() { dropPrefix(t, redisURL, prefix) }) // after the replicas stop
 	cfg := func(key string) string {
 		return faultConfig("url: "+redisURL, prefix, llmURL, key, api.URL) + "events: {secret: " + eventsSecret + "}\n"
 	}

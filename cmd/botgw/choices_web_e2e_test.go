@@ -23,12 +23,14 @@ func choiceGateway(t *testing.T, extra string) string {
 	redisURL := realRedisURL(t)
 	rnd := make([]byte, 4)
 	_, _ = rand.Read(rnd)
+	prefix := "choices" + hex.EncodeToString(rnd)
+	t.Cleanup(func() { dropPrefix(t, redisURL, prefix) }) // after the gateway stops
 	return runBinary(t, fmt.Sprintf(`
-redis: {url: %q, key_prefix: choices%s}
+redis: {url: %q, key_prefix: %s}
 provider: {kind: fake}
 events: {secret: %s}
 admin: {token: %s}
-%s`, redisURL, hex.EncodeToString(rnd), eventsSecret, opsToken, extra))
+%s`, redisURL, prefix, eventsSecret, opsToken, extra))
 }
 
 // chatHistory reads chat's history through the admin API.
