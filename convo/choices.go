@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/botgw/botgw"
-	"github.com/botgw/botgw/convo/codec"
 )
 
 // Choices in the engine (CONTRACT.md, "Choices the player can tap"). A
@@ -174,12 +173,4 @@ func (e *Engine) choiceInput(v *chatView, b *batch, in botgw.Inbound) (out botgw
 		}
 	}
 	return in, false
-}
-
-// flushUser moves the user's text gathered so far into the history.
-func (b *batch) flushUser(env *codec.Envelope) {
-	if b.user != nil {
-		env.History = append(env.History, *b.user)
-		b.user = nil
-	}
 }

@@ -22,6 +22,7 @@ type batch struct {
 	respond bool             // an event asked for a reply
 	out     []botgw.Outbound // operator messages and redelivered replies, in order
 	tags    []string         // broadcast items the reply answers (events with respond)
+	notices []string         // media notices among replies (dropped while an operator holds the chat)
 	// asks is what the events asking for a reply want it to offer; offer
 	// is what the reply offers (asks, else the model's offer_choices).
 	asks, offer botgw.Offer
@@ -45,6 +46,7 @@ func (e *Engine) turn(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 	b := e.collect(ctx, &view, snap.Pending, log)
 	env = view.env
 	e.respond(ctx, k, env, &b, &stats, now, log)
+	dropImages(env.History)
 	env.EndExpiredPause(now)
 	if !b.asked && !b.respond && b.user != nil { // backlog only: stored, not answered
 		env.History = append(env.History, *b.user)
@@ -123,10 +125,7 @@ func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbou
 		switch in.Kind {
 		case botgw.KindEvent:
 			if in.Event != nil {
-				if b.user != nil { // earlier text stays before the event
-					v.env.History = append(v.env.History, *b.user)
-					b.user = nil
-				}
+				b.flushUser(v.env) // earlier text stays before the event
 				applyEvent(v.env, in)
 				b.respond = b.respond || in.Event.Respond
 				b.event(in)
@@ -135,6 +134,10 @@ func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbou
 			b.say(v.env, in, v.env.Paused(e.now()))
 		case botgw.KindOperator:
 			e.applyOperator(v, &b, in)
+		case botgw.KindLocation:
+			if in.Location != nil {
+				b.applyLocation(v.env, in)
+			}
 		case botgw.KindUnsupported:
 			if in.Backlog { // no notice for old media: the backlog's answer covers it
 				continue
@@ -142,6 +145,15 @@ func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbou
 			b.last = in
 			b.replies = append(b.replies, e.cfg.UnsupportedNotice)
 		default:
+			if in.Media != nil {
+				e.readMedia(ctx, &b, in)
+				continue
+			}
+			if in.Location != nil {
+				b.applyLocation(v.env, in)
+				b.addUser(in)
+				continue
+			}
 			var done bool
 			if in, done = e.choiceInput(v, &b, in); done {
 				continue
@@ -215,11 +227,24 @@ func (b *batch) replyMeta() map[string]string {
 // addUser adds text to the user's message of this turn; backlog text is
 // kept without asking for a reply.
 func (b *batch) addUser(in botgw.Inbound) {
+	b.add(in, botgw.Message{Text: in.Text, Location: in.Location})
+}
+
+// add adds one input's content (its text, position, media) to the user's
+// message of this turn; backlog input is kept without asking for a reply.
+func (b *batch) add(in botgw.Inbound, m botgw.Message) {
 	if b.user == nil {
-		b.user = &botgw.Message{Role: botgw.RoleUser, Text: in.Text, At: in.At}
+		b.user = &botgw.Message{Role: botgw.RoleUser, Text: m.Text, At: in.At}
 	} else {
-		b.user.Text += "\n" + in.Text
+		b.user.Text += "\n" + m.Text
 	}
+	if m.Location != nil {
+		b.user.Location = m.Location
+	}
+	if m.Media != "" {
+		b.user.Media = m.Media
+	}
+	b.user.Images = append(b.user.Images, m.Images...)
 	b.user.InboundIDs = append(b.user.InboundIDs, in.ID)
 	b.user.Tap = b.user.Tap || in.Tap != nil
 	if !in.Backlog {
