@@ -141,6 +141,8 @@ type Options struct {
 	MaxBatch   int           // pending entries one Begin returns at most; default 100
 	// DeadLetterTTL is how long dead letters are kept; default 168h.
 	DeadLetterTTL time.Duration
+	// Stream configures the conversation stream's records (stream.go).
+	Stream StreamOptions
 }
 
 func (o Options) withDefaults() Options {
