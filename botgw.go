@@ -125,6 +125,11 @@ type Message struct {
 	// Operator names the person who wrote an assistant message by hand
 	// during a takeover; empty for the model's words.
 	Operator string `json:"operator,omitempty"`
+	// Choices are the choices an assistant message offered the player
+	// (Offer.Ref names them); Tap marks a user message made by tapping one.
+	Choices   []string `json:"choices,omitempty"`
+	ChoiceRef string   `json:"choice_ref,omitempty"`
+	Tap       bool     `json:"tap,omitempty"`
 }
 
 // ToolCall is one function call asked for by the model, with its outcome.
@@ -142,6 +147,9 @@ type Event struct {
 	Key     string `json:"key,omitempty"` // replaces the previous event of this key
 	Text    string `json:"text"`
 	Respond bool   `json:"respond,omitempty"` // run a turn now and send the reply
+	// Offer is what the reply the event asks for offers the player
+	// (only with Respond).
+	Offer
 }
 
 // InboundKind tells the engine what an Inbound carries.
@@ -198,6 +206,13 @@ type Inbound struct {
 	Event    *Event    `json:"event,omitempty"`
 	// Op is the operator's action of a KindOperator inbound.
 	Op *OperatorAction `json:"op,omitempty"`
+	// Offer is what a KindSay text or an operator's message offers the
+	// player, sent with it.
+	Offer
+	// Tap is set when the input is a tap on a choice the gateway offered
+	// (choices.go). Text is the choice's label, or empty when the adapter
+	// could not read it from the platform and the engine resolves Tap.
+	Tap *Tap `json:"tap,omitempty"`
 	// Cut is set when Text (or the event's text) was longer than the
 	// gateway's input limit and was cut to it; the user is told.
 	Cut bool `json:"cut,omitempty"`
@@ -221,6 +236,9 @@ type Outbound struct {
 	// Sent is how many parts of a split reply the platform already took
 	// (recorded from PlatformError.Sent); Send resumes after them.
 	Sent int `json:"sent,omitempty"`
+	// Offer is what the reply offers the player to tap; adapters render it
+	// natively (choices.go).
+	Offer
 	// Held, when set, says why the gateway keeps this reply from the
 	// player: it is settled without a send (a broadcast item that reached
 	// a chat while an operator held it) and, if it has text, kept as a

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -84,7 +85,7 @@ func TestBroadcastRoutes(t *testing.T) {
 	if w.Code != http.StatusAccepted || !strings.Contains(w.Body.String(), `"total":2`) {
 		t.Fatalf("POST: %d %s", w.Code, w.Body)
 	}
-	if fb.last != (botgw.Event{Text: "Final round", Key: "round", Respond: true}) {
+	if !reflect.DeepEqual(fb.last, botgw.Event{Text: "Final round", Key: "round", Respond: true}) {
 		t.Errorf("event handed over: %+v", fb.last)
 	}
 	ts := strconv.FormatInt(time.Now().Unix(), 10)

@@ -44,8 +44,10 @@ type BotAPI struct {
 	updates  []json.RawMessage  // pending getUpdates results, oldest first
 	changed  chan struct{}      // closed and replaced on every call or push
 	nextID   int
-	accepted []APICall // every sendMessage the fake took, in order
-	refusal  *Reply    // refuse sendMessage with this after refuseIn more
+	accepted []APICall       // every sendMessage the fake took, in order
+	messages [][]byte        // the Message JSON Telegram answered for each of them
+	answered map[string]bool // callback query ids answered
+	refusal  *Reply          // refuse sendMessage with this after refuseIn more
 	refuseIn int
 	limit    *botLimit // the bot-wide send limit, if BotLimit set one
 }
@@ -176,6 +178,8 @@ func (f *BotAPI) answer(method string, p map[string]string) Reply {
 		return f.sendMessage(p)
 	case "setMyCommands", "sendChatAction":
 		return Reply{200, `{"ok":true,"result":true}`}
+	case "answerCallbackQuery":
+		return f.answerCallback(p)
 	}
 	return Reply{404, `{"ok":false,"error_code":404,"description":"Not Found: method not found"}`}
 }
@@ -196,8 +200,13 @@ func (f *BotAPI) sendMessage(p map[string]string) Reply {
 	}
 	f.accepted = append(f.accepted, APICall{Method: "sendMessage", Params: p})
 	f.nextID++
-	msg, _ := json.Marshal(map[string]any{"message_id": f.nextID, "date": time.Now().Unix(), "text": p["text"],
+	m := map[string]any{"message_id": f.nextID, "date": time.Now().Unix(), "text": p["text"],
 		"from": map[string]any{"id": f.BotID, "is_bot": true, "first_name": "Botgw Test", "username": f.Username},
-		"chat": map[string]any{"id": json.RawMessage(p["chat_id"]), "type": "private"}})
+		"chat": map[string]any{"id": json.RawMessage(p["chat_id"]), "type": "private"}}
+	if kb := inlineMarkup(p["reply_markup"]); kb != nil {
+		m["reply_markup"] = kb // Telegram echoes an inline keyboard, not a reply keyboard
+	}
+	msg, _ := json.Marshal(m)
+	f.messages = append(f.messages, msg)
 	return Reply{200, `{"ok":true,"result":` + string(msg) + `}`}
 }

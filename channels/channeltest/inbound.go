@@ -1,6 +1,7 @@
 package channeltest
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -22,7 +23,7 @@ const (
 	CaseUserName        = "inbound/user-name"
 )
 
-var cases = append(inboundCases, outboundCases...)
+var cases = slices.Concat(inboundCases, outboundCases, choiceCases)
 
 var inboundCases = []suiteCase{
 	{CasePrivateText, func(t *testing.T, h Harness, e *env) {

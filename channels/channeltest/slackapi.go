@@ -33,7 +33,8 @@ type SlackAPI struct {
 	extra    map[string]string
 	socket   string // what apps.connections.open answers
 	accepted []string
-	refusal  string // "temporary", "ratelimited", "permanent"
+	posted   []postedMessage // the messages accepted, as Slack keeps them
+	refusal  string          // "temporary", "ratelimited", "permanent"
 	refuseIn int
 	seen     chan APICall
 	t        testing.TB
@@ -130,8 +131,15 @@ func (f *SlackAPI) postMessage(w http.ResponseWriter, form url.Values) {
 		n := len(f.accepted)
 		f.mu.Unlock()
 		ts := fmt.Sprintf("%d.%06d", time.Now().Unix(), n)
-		msg, _ := json.Marshal(map[string]any{"type": "message", "text": form.Get("text"), "user": f.BotUserID,
-			"bot_id": f.BotID, "ts": ts, "thread_ts": form.Get("thread_ts")})
+		m := map[string]any{"type": "message", "text": form.Get("text"), "user": f.BotUserID,
+			"bot_id": f.BotID, "ts": ts, "thread_ts": form.Get("thread_ts")}
+		if b := form.Get("blocks"); b != "" {
+			m["blocks"] = json.RawMessage(b)
+		}
+		msg, _ := json.Marshal(m)
+		f.mu.Lock()
+		f.posted = append(f.posted, postedMessage{channel: form.Get("channel"), msg: m})
+		f.mu.Unlock()
 		writeSlack(w, http.StatusOK, fmt.Sprintf(`{"ok":true,"channel":%q,"ts":%q,"message":%s}`, form.Get("channel"), ts, msg))
 	}
 }

@@ -108,3 +108,14 @@ func event(m channeltest.Message) map[string]any {
 	}
 	return e
 }
+
+func (p *platform) Offered() [][]string { return p.f.Offered() }
+
+// Tap posts the signed block_actions interaction of a tap on button i of
+// the n-th message.
+func (p *platform) Tap(t *testing.T, n, i, seq int, deliver botgw.Deliver) {
+	body := p.f.Tap(n, i, userID, fmt.Sprintf("1700000.%d.trigger", seq))
+	if w := signedTap(p.ch.WebhookHandler(deliver), body, time.Now(), testSecret); w.Code != http.StatusOK {
+		t.Fatalf("interactivity answered %d %s", w.Code, w.Body)
+	}
+}

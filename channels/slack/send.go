@@ -31,7 +31,7 @@ func (a *adapter) Send(ctx context.Context, m botgw.Outbound) error {
 		return &botgw.PlatformError{Channel: name, Permanent: true,
 			Err: fmt.Errorf("chat %s: not a slack chat", m.Chat)}
 	}
-	parts := markup.Slack.Render(m.Text)
+	parts := layout(markup.Slack.Render(m.Text), m.Offer)
 	for i := max(a.sent.Sent(m.ID), m.Sent); i < len(parts); i++ {
 		if err := a.post(ctx, to, parts[i]); err != nil {
 			pe := platformError(fmt.Errorf("post part %d of %d to %s: %w", i+1, len(parts), m.Chat, err))
@@ -46,8 +46,11 @@ func (a *adapter) Send(ctx context.Context, m botgw.Outbound) error {
 // post sends one part with chat.postMessage once the channel's send limit
 // allows it. A 429 holds the channel back for its Retry-After on every
 // replica; the part is then tried again a few times.
-func (a *adapter) post(ctx context.Context, to dest, text string) error {
-	opts := []slack.MsgOption{slack.MsgOptionText(text, false)}
+func (a *adapter) post(ctx context.Context, to dest, p post) error {
+	opts := []slack.MsgOption{slack.MsgOptionText(p.text, false)}
+	if len(p.blocks) > 0 {
+		opts = append(opts, slack.MsgOptionBlocks(p.blocks...))
+	}
 	if to.thread != "" {
 		opts = append(opts, slack.MsgOptionTS(to.thread))
 	}

@@ -81,6 +81,11 @@ func (c *socketChannel) handle(ctx context.Context, client *socketmode.Client, e
 		if c.store(ctx, ev, deliver) {
 			c.ack(ctx, client, evt.Request.EnvelopeID)
 		}
+	case socketmode.EventTypeInteractive:
+		cb, _ := evt.Data.(slack.InteractionCallback)
+		if c.storeTap(ctx, cb, deliver) {
+			c.ack(ctx, client, evt.Request.EnvelopeID)
+		}
 	case socketmode.EventTypeErrorBadMessage:
 		// An event this library cannot parse: acknowledge it, or Slack
 		// redelivers it forever.

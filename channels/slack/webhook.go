@@ -28,6 +28,7 @@ type eventsChannel struct{ *adapter }
 func (c *eventsChannel) WebhookHandler(deliver botgw.Deliver) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("POST "+EventsPath, &eventsHandler{adapter: c.adapter, deliver: deliver})
+	mux.Handle("POST "+InteractivityPath, &interactivityHandler{adapter: c.adapter, deliver: deliver})
 	return mux
 }
 
@@ -70,6 +71,16 @@ func (h *eventsHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // verifiedBody reads the body and checks its signature and timestamp. It
 // returns the status to answer with when they are bad.
 func (h *eventsHandler) verifiedBody(w http.ResponseWriter, r *http.Request) ([]byte, int) {
+	body, status := h.signedBody(w, r)
+	if status == http.StatusOK && !json.Valid(body) {
+		return nil, http.StatusBadRequest
+	}
+	return body, status
+}
+
+// signedBody reads the body of a request from Slack and checks its
+// signature and timestamp (5-minute window) against the signing secret.
+func (a *adapter) signedBody(w http.ResponseWriter, r *http.Request) ([]byte, int) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
@@ -77,17 +88,14 @@ func (h *eventsHandler) verifiedBody(w http.ResponseWriter, r *http.Request) ([]
 		}
 		return nil, http.StatusBadRequest
 	}
-	sv, err := slack.NewSecretsVerifier(r.Header, h.cfg.SigningSecret)
+	sv, err := slack.NewSecretsVerifier(r.Header, a.cfg.SigningSecret)
 	if err == nil {
 		_, _ = sv.Write(body)
 		err = sv.Ensure()
 	}
 	if err != nil {
-		h.log.Warn("slack request refused", "err", err)
+		a.log.Warn("slack request refused", "err", err)
 		return nil, http.StatusUnauthorized
-	}
-	if !json.Valid(body) {
-		return nil, http.StatusBadRequest
 	}
 	return body, http.StatusOK
 }

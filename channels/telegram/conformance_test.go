@@ -101,3 +101,13 @@ func update(m channeltest.Message) map[string]any {
 	}
 	return u
 }
+
+func (p *platform) Offered() [][]string { return p.api.Offered() }
+
+// Tap posts the callback_query of a tap on button i of the n-th message.
+func (p *platform) Tap(t *testing.T, n, i, seq int, deliver botgw.Deliver) {
+	u := p.api.Tap(700000+seq, "q-"+strconv.Itoa(seq), n, i, userChat, false)
+	if w := post(t, p.ch.(botgw.WebhookReceiver).WebhookHandler(deliver), testSecret, u); w.Code != http.StatusOK {
+		t.Fatalf("webhook answered %d %s", w.Code, w.Body)
+	}
+}

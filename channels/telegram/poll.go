@@ -60,6 +60,9 @@ func (c pollingChannel) pollOnce(ctx context.Context, offset int64, deliver botg
 		} else if err := deliver(ctx, in); err != nil {
 			return offset, fmt.Errorf("deliver telegram update %d to %s: %w", u.ID, in.Chat, err)
 		}
+		if u.CallbackQuery != nil {
+			c.answerTap(u.CallbackQuery)
+		}
 		offset = u.ID + 1
 	}
 	return offset, nil

@@ -19,10 +19,13 @@ const (
 )
 
 // normalize turns an update into the Inbound to deliver; ok is false for
-// updates the gateway ignores: anything but a new message (edits, channel
-// posts), messages from bots, service messages, and group messages that do
+// updates the gateway ignores: anything but a new message or a tap on a
+// choice (edits, channel posts), messages from bots, service messages, and group messages that do
 // not address the bot when group_trigger is mention.
 func (a *adapter) normalize(u *models.Update) (in botgw.Inbound, ok bool) {
+	if u.CallbackQuery != nil {
+		return a.tap(u.CallbackQuery)
+	}
 	m := u.Message
 	if m == nil || m.From == nil || m.From.IsBot {
 		return botgw.Inbound{}, false

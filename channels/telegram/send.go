@@ -60,7 +60,7 @@ func (a *adapter) Send(ctx context.Context, m botgw.Outbound) error {
 	if err != nil {
 		return &botgw.PlatformError{Channel: Name, Permanent: true, Err: err}
 	}
-	chunks := markup.Telegram.Render(m.Text)
+	chunks := parts(markup.Telegram.Render(m.Text), m.Offer, t)
 	start := max(a.progress.Sent(m.ID), m.Sent)
 	if start == 0 && m.Meta[metaChatType] != string(models.ChatTypePrivate) {
 		t.replyTo, _ = strconv.Atoi(m.Meta[metaMessageID])
@@ -79,18 +79,21 @@ func (a *adapter) Send(ctx context.Context, m botgw.Outbound) error {
 }
 
 // sendChunk sends one part as HTML, or as its plain text if Telegram
-// cannot parse the HTML's entities.
-func (a *adapter) sendChunk(ctx context.Context, t target, html string) error {
-	err := a.sendMessage(ctx, t, t.params(html, models.ParseModeHTML))
+// cannot parse the HTML's entities, with its keyboard either way.
+func (a *adapter) sendChunk(ctx context.Context, t target, p part) error {
+	err := a.sendMessage(ctx, t, t.params(p.html, models.ParseModeHTML, p.markup))
 	if isEntityError(err) {
 		a.log.Warn("telegram rejected the HTML of a reply part: resending it as plain text", "chat", t.key, "err", err)
-		err = a.sendMessage(ctx, t, t.params(markup.TelegramText(html), ""))
+		err = a.sendMessage(ctx, t, t.params(markup.TelegramText(p.html), "", p.markup))
 	}
 	return err
 }
 
-func (t target) params(text string, mode models.ParseMode) *bot.SendMessageParams {
+func (t target) params(text string, mode models.ParseMode, replyMarkup any) *bot.SendMessageParams {
 	p := &bot.SendMessageParams{ChatID: t.chat, MessageThreadID: t.thread, Text: text, ParseMode: mode}
+	if replyMarkup != nil {
+		p.ReplyMarkup = replyMarkup
+	}
 	if t.replyTo != 0 {
 		p.ReplyParameters = &models.ReplyParameters{MessageID: t.replyTo, AllowSendingWithoutReply: true}
 	}

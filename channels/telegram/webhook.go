@@ -54,6 +54,9 @@ func (c webhookChannel) WebhookHandler(deliver botgw.Deliver) http.Handler {
 			writeError(w, http.StatusServiceUnavailable, "message not stored, retry later")
 			return
 		}
+		if u.CallbackQuery != nil {
+			c.answerTap(u.CallbackQuery)
+		}
 		w.WriteHeader(http.StatusOK)
 	})
 }

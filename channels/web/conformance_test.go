@@ -1,8 +1,10 @@
 package web
 
 import (
+	"encoding/json"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"sync"
 	"testing"
@@ -40,9 +42,10 @@ func TestConformance(t *testing.T) {
 
 // platform is the adapter with the page's requests made directly.
 type platform struct {
-	a    *Adapter
-	mu   sync.Mutex
-	sent []string
+	a       *Adapter
+	mu      sync.Mutex
+	sent    []string
+	offered [][]string
 }
 
 func (p *platform) Channel() botgw.Channel { return p.a }
@@ -58,14 +61,42 @@ func (p *platform) Key(channeltest.Message) botgw.ChatKey {
 	return botgw.ChatKey{Channel: Name, ID: session}
 }
 
-// Sent is what the page got by polling for replies.
+// Sent is what the page got by polling for replies (GET /v1/chat).
 func (p *platform) Sent() []string {
+	p.poll()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for _, m := range p.a.take(botgw.ChatKey{Channel: Name, ID: session}) {
-		p.sent = append(p.sent, m.Text)
-	}
 	return append([]string(nil), p.sent...)
+}
+
+// Offered is the choices of each reply polled.
+func (p *platform) Offered() [][]string {
+	p.poll()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([][]string(nil), p.offered...)
+}
+
+func (p *platform) poll() {
+	w := httptest.NewRecorder()
+	p.a.ChatHandler(nil).ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/v1/chat?chat=web:"+session, nil))
+	var res chatResponse
+	_ = json.Unmarshal(w.Body.Bytes(), &res)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, r := range res.Replies {
+		p.sent = append(p.sent, r.Text)
+		p.offered = append(p.offered, r.Choices)
+	}
+}
+
+// Tap is the page's button: the label posted as the text.
+func (p *platform) Tap(t *testing.T, n, i, seq int, deliver botgw.Deliver) {
+	label := p.Offered()[n][i]
+	body := `{"chat":"web:` + session + `","text":` + strconv.Quote(label) + `,"id":"tap` + strconv.Itoa(seq) + `"}`
+	if code, v := do(t, p.a.ChatHandler(deliver), http.MethodPost, "/v1/chat", body); code != http.StatusAccepted {
+		t.Fatalf("POST /v1/chat answered %d %v, want 202 (no reply yet)", code, v)
+	}
 }
 
 func (p *platform) Fail(channeltest.Failure, int) {}

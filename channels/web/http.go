@@ -27,9 +27,22 @@ type chatRequest struct {
 }
 
 type chatResponse struct {
-	Reply    string   `json:"reply,omitempty"`
-	Pending  bool     `json:"pending,omitempty"`
-	Messages []string `json:"messages,omitempty"`
+	Reply string `json:"reply,omitempty"`
+	// Choices and AskLocation are what Reply offers: the page shows them
+	// as buttons; a tap posts the choice as the text.
+	Choices     []string `json:"choices,omitempty"`
+	AskLocation bool     `json:"ask_location,omitempty"`
+	Pending     bool     `json:"pending,omitempty"`
+	Messages    []string `json:"messages,omitempty"`
+	// Replies are Messages with what each offers.
+	Replies []reply `json:"replies,omitempty"`
+}
+
+// reply is one polled reply with its offer.
+type reply struct {
+	Text        string   `json:"text"`
+	Choices     []string `json:"choices,omitempty"`
+	AskLocation bool     `json:"ask_location,omitempty"`
 }
 
 // Page serves the chat page at / and its script at /chat.js.
@@ -99,7 +112,7 @@ func (a *Adapter) post(w http.ResponseWriter, r *http.Request, deliver botgw.Del
 	}
 	select {
 	case m := <-replies:
-		writeJSON(w, http.StatusOK, chatResponse{Reply: m.Text})
+		writeJSON(w, http.StatusOK, chatResponse{Reply: m.Text, Choices: m.Choices, AskLocation: m.AskLocation})
 	case <-time.After(a.cfg.ReplyTimeout):
 		writeJSON(w, http.StatusAccepted, chatResponse{Pending: true})
 	case <-r.Context().Done():
@@ -115,6 +128,7 @@ func (a *Adapter) poll(w http.ResponseWriter, r *http.Request) {
 	var res chatResponse
 	for _, m := range a.take(k) {
 		res.Messages = append(res.Messages, m.Text)
+		res.Replies = append(res.Replies, reply{Text: m.Text, Choices: m.Choices, AskLocation: m.AskLocation})
 	}
 	writeJSON(w, http.StatusOK, res)
 }

@@ -3,6 +3,7 @@ package whatsapp
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -119,4 +120,19 @@ func message(m channeltest.Message) *events.Message {
 			Key: &waCommon.MessageKey{RemoteJID: proto.String(info.Chat.String()), ID: proto.String("3EB0C431D5A700000001")}}}
 	}
 	return e
+}
+
+// Offered reads the numbered list under each message sent.
+func (p *platform) Offered() [][]string {
+	var out [][]string
+	for _, s := range p.f.sentTexts() {
+		out = append(out, channeltest.NumberedLabels(s))
+	}
+	return out
+}
+
+// Tap is the player's answer naming choice i by its number.
+func (p *platform) Tap(t *testing.T, _, i, seq int, deliver botgw.Deliver) {
+	m := channeltest.Message{Seq: 9000 + seq, Text: strconv.Itoa(i + 1), UserID: alicePN.User, UserName: "Ada"}
+	p.Receive(t, m, deliver)
 }

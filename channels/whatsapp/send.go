@@ -39,7 +39,7 @@ func (a *Adapter) Send(ctx context.Context, m botgw.Outbound) error {
 		err := fmt.Errorf("WhatsApp rate-limited this number; not sending for %v", wait.Round(time.Second))
 		return &botgw.PlatformError{Channel: Name, RetryAfter: wait, Err: err}
 	}
-	parts := markup.WhatsApp.Render(m.Text)
+	parts := numbered(markup.WhatsApp.Render(m.Text), m.Choices)
 	for i := max(a.progress.Sent(m.ID), m.Sent); i < len(parts); i++ {
 		if err := a.paceSend(ctx, cli, to, parts[i]); err != nil {
 			a.progress.Record(m.ID, i)

@@ -51,7 +51,7 @@ async function post(text) {
       body: JSON.stringify({chat, text}),
     });
     const body = await res.json().catch(() => ({}));
-    if (res.ok && body.reply) add("bot", body.reply);
+    if (res.ok && body.reply) { add("bot", body.reply); offer(body.choices, body.ask_location); }
     else if (res.status === 202) add("error", "Still working on it; the reply will appear here.");
     else add("error", body.error || ("Error " + res.status));
   } catch (e) {
@@ -61,15 +61,70 @@ async function post(text) {
   }
 }
 
+// Choices under a reply: one button each; a tap sends the choice's label
+// as the player's words. Any message sent clears the buttons.
+function offer(choices, askLocation) {
+  if (!(choices && choices.length) && !askLocation) return;
+  const row = document.createElement("div");
+  row.className = "choices";
+  for (const label of choices || []) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "choice";
+    b.textContent = label;
+    b.addEventListener("click", () => say(label));
+    row.appendChild(b);
+  }
+  if (askLocation && navigator.geolocation) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "choice location";
+    b.textContent = "📍 Share my location";
+    b.addEventListener("click", () => shareLocation());
+    row.appendChild(b);
+  }
+  messages.appendChild(row);
+  messages.scrollTop = messages.scrollHeight;
+}
+
+function clearChoices() {
+  for (const row of messages.querySelectorAll(".choices")) row.remove();
+}
+
+async function say(text) {
+  clearChoices();
+  add("me", text);
+  send.disabled = true;
+  await post(text);
+  send.disabled = false;
+}
+
+// shareLocation sends the browser's position as a location pin.
+function shareLocation() {
+  navigator.geolocation.getCurrentPosition(async (pos) => {
+    clearChoices();
+    const {latitude, longitude} = pos.coords;
+    add("me", "📍 " + latitude.toFixed(5) + ", " + longitude.toFixed(5));
+    try {
+      const res = await fetch("/v1/chat", {
+        method: "POST", headers: {"Content-Type": "application/json"},
+        body: JSON.stringify({chat, location: {latitude, longitude}}),
+      });
+      const body = await res.json().catch(() => ({}));
+      if (res.ok && body.reply) { add("bot", body.reply); offer(body.choices, body.ask_location); }
+      else if (!res.ok) add("error", body.error || ("Error " + res.status));
+    } catch (e) {
+      add("error", "Network error: " + e.message);
+    }
+  }, (err) => add("error", "Location not shared: " + err.message));
+}
+
 document.getElementById("form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const text = input.value.trim();
   if (!text) return;
   input.value = "";
-  add("me", text);
-  send.disabled = true;
-  await post(text);
-  send.disabled = false;
+  await say(text);
   input.focus();
 });
 
@@ -95,6 +150,6 @@ setInterval(async () => {
   try {
     const res = await fetch("/v1/chat?chat=" + encodeURIComponent(chat));
     const body = await res.json();
-    for (const m of body.messages || []) add("bot", m);
+    for (const r of body.replies || []) { add("bot", r.text); offer(r.choices, r.ask_location); }
   } catch (e) { /* the next poll retries */ }
 }, 3000);
