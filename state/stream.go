@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -251,4 +252,62 @@ func lastSeqs(raws []string) map[string]string {
 		}
 	}
 	return out
+}
+
+// StreamPruneSeqs forgets the seq hash entries of chats whose last record
+// is older than before (stream.seq_ttl) and returns how many it removed.
+func (s *Store) StreamPruneSeqs(ctx context.Context, before time.Time) (int, error) {
+	n := 0
+	err := s.eachMaster(ctx, func(c redis.UniversalClient) error {
+		iter := c.Scan(ctx, 0, globEscape(s.prefix)+":stream:seq:{*}", 100).Iterator()
+		for iter.Next(ctx) {
+			removed, err := s.pruneSeqHash(ctx, iter.Val(), before.UnixMilli())
+			if err != nil {
+				return err
+			}
+			n += removed
+		}
+		return iter.Err()
+	})
+	if err != nil {
+		return n, fmt.Errorf("prune stream counters: %w", err)
+	}
+	return n, nil
+}
+
+func (s *Store) pruneSeqHash(ctx context.Context, key string, before int64) (int, error) {
+	var old []string
+	iter := s.c.HScan(ctx, key, 0, "", 100).Iterator()
+	for iter.Next(ctx) {
+		field := iter.Val()
+		if !iter.Next(ctx) {
+			break
+		}
+		_, at, _ := strings.Cut(iter.Val(), ":")
+		if ms, err := strconv.ParseInt(at, 10, 64); err == nil && ms < before {
+			old = append(old, field)
+		}
+	}
+	if err := iter.Err(); err != nil || len(old) == 0 {
+		return 0, err
+	}
+	return len(old), s.c.HDel(ctx, key, old...).Err()
+}
+
+// eachMaster runs fn on the node, or on each master of a cluster.
+func (s *Store) eachMaster(ctx context.Context, fn func(redis.UniversalClient) error) error {
+	cc, ok := s.c.(*redis.ClusterClient)
+	if !ok {
+		return fn(s.c)
+	}
+	masters, err := clusterMasters(ctx, cc)
+	if err != nil {
+		return err
+	}
+	for _, m := range masters {
+		if err := fn(m); err != nil {
+			return err
+		}
+	}
+	return nil
 }

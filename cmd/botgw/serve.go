@@ -63,6 +63,7 @@ type gateway struct {
 	bcast    *broadcast.Runner
 	server   *webhooks.Server
 	channels builtChannels
+	stream   *streamParts
 }
 
 // serve runs the gateway until ctx ends, then shuts down in order: stop
@@ -89,6 +90,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, onListen func(net.
 	g.Go(func() error { return gw.engine.Run(gctx) })
 	g.Go(func() error { return gw.bcast.Run(gctx) })
 	g.Go(func() error { gw.store.RunRepair(gctx); return nil })
+	gw.stream.run(gctx, gw.store, cfg.Stream.SeqTTL, log)
 	g.Go(func() error { return gw.server.Serve(gctx, cfg.Listen, 5*time.Second, onListen) })
 	ls := startListeners(ctx, gw.channels.all, gw.engine.Handle, fail, log)
 	for _, ch := range gw.channels.all {
@@ -214,10 +216,15 @@ func (gw *gateway) wire(ctx context.Context, cfg Config, tracer trace.Tracer, lo
 	gw.bcast.Deliver = gw.engine.Handle
 	op := &convo.Operator{Store: gw.store, Trail: trail, StateTTL: cfg.State.TTL, Log: log,
 		Deliver: gw.engine.Handle, TakeoverTTL: cfg.Admin.TakeoverTTL}
+	events := webhooks.NewEvents(cfg.Events.Secret, gw.engine.Handle, gw.store, cfg.Channels.names(), log)
+	if gw.stream, err = buildStream(cfg, gw.store, events, gw.engine.Handle, log); err != nil {
+		return err
+	}
+	met.Registry().MustRegister(gw.stream.collectors()...)
 	gw.server = webhooks.New(webhooks.Deps{
 		Deliver: gw.engine.Handle, Channels: gw.channels.all, Checks: gw.checks(),
-		Events:     webhooks.NewEvents(cfg.Events.Secret, gw.engine.Handle, gw.store, cfg.Channels.names(), log),
-		Admin:      webhooks.NewAdmin(cfg.Admin.Token, op, log).WithChannels(gw.channels.all),
+		Events:     events,
+		Admin:      webhooks.NewAdmin(cfg.Admin.Token, op, log).WithChannels(gw.channels.all).WithStream(gw.stream.status),
 		Broadcasts: gw.bcast,
 		Metrics:    met.Handler(), Observe: met.ObserveHTTP,
 		Log: log,

@@ -1,0 +1,101 @@
+package convo
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/providers/fake"
+	"github.com/botgw/botgw/state"
+)
+
+// scoreTool is a tool the model may call: it answers with a score.
+type scoreTool struct{}
+
+func (scoreTool) Specs() []botgw.ToolSpec { return []botgw.ToolSpec{{Name: "get_score"}} }
+func (scoreTool) Call(context.Context, botgw.ChatKey, string, botgw.ToolCall) (string, error) {
+	return `{"score":50}`, nil
+}
+
+// streamed reads the records waiting for the webhook sink of chat k.
+func streamed(t *testing.T, st *state.Store, k botgw.ChatKey) []botgw.StreamRecord {
+	t.Helper()
+	var out []botgw.StreamRecord
+	for g := range state.StreamGroups {
+		raws, err := st.StreamRead(context.Background(), "webhook", strconv.Itoa(g), 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, raw := range raws {
+			r, _, err := state.DecodeStreamRecord(raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.ConversationID == k.String() {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+// summary is "agent action text" per record, seq checked 1..n.
+func summary(t *testing.T, recs []botgw.StreamRecord) []string {
+	t.Helper()
+	var out []string
+	for i, r := range recs {
+		if r.Seq != int64(i+1) {
+			t.Fatalf("record %d has seq %d: %+v", i, r.Seq, recs)
+		}
+		out = append(out, strings.Join(strings.Fields(r.AgentID+" "+r.Action+" "+r.Tool+" "+r.Text), " "))
+	}
+	return out
+}
+
+// TestTurnsRecordTheConversation runs a player's message, a tool call, an
+// app event, commands and an operator's pause, and checks the records each
+// committed change left for the stream, in order.
+func TestTurnsRecordTheConversation(t *testing.T) {
+	st := openStore(t, false, state.Options{LeaseTTL: time.Second, Stream: state.StreamOptions{Sinks: []string{"webhook"}}})
+	prov := fake.New(
+		fake.Step{ToolCalls: []botgw.ToolCall{{ID: "c1", Name: "get_score", Arguments: `{"team":"red"}`}}},
+		fake.Step{Text: "You have 50 points."},
+	)
+	r := newRig(t, st, prov, Config{}, func(e *Engine) { e.deps.Tools = scoreTool{} })
+	r.say(t, testChat, "m1", "what's my score?")
+	r.ch.Wait(t, 1, 5*time.Second)
+	ev := botgw.Inbound{Chat: testChat, Kind: botgw.KindEvent, ID: "evt:e1", At: time.Now(),
+		Event: &botgw.Event{ID: "e1", Text: "The player reached the bridge"}}
+	if err := r.eng.Handle(context.Background(), ev); err != nil {
+		t.Fatal(err)
+	}
+	r.say(t, testChat, "m2", "/status")
+	r.ch.Wait(t, 2, 5*time.Second)
+	r.say(t, testChat, "m3", "/reset")
+	r.ch.Wait(t, 3, 5*time.Second)
+	until, err := r.eng.operator().Pause(context.Background(), testChat, time.Hour, "admin-api (ana)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return len(streamed(t, st, testChat)) == 7 })
+	want := []string{
+		"user:u1 message what's my score?",
+		`botgw tool_invoke get_score {"team":"red"}`,
+		`tool tool_result get_score {"score":50}`,
+		"botgw reply You have 50 points.",
+		"app event The player reached the bridge",
+		"user:u1 reset",
+		"operator:ana operator paused until " + until.UTC().Format(time.RFC3339),
+	}
+	got := summary(t, streamed(t, st, testChat))
+	for i := range want {
+		if i >= len(got) || got[i] != want[i] {
+			b, _ := json.MarshalIndent(got, "", " ")
+			t.Fatalf("records:\n%s\nwant %q at %d", b, want[i], i)
+		}
+	}
+}
