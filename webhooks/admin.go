@@ -40,7 +40,7 @@ type Admin struct {
 	known    bool // channels were given: chats of other channels are 404
 	token    []byte
 	op       Operator
-	console  Console // nil: no takeover or dead-letter routes
+	console  Console                                // nil: no takeover or dead-letter routes
 	stream   func(ctx context.Context) (any, error) // GET /v1/admin/stream; nil: no sinks
 	log      *slog.Logger
 }

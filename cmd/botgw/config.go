@@ -84,7 +84,7 @@ type LimitsConfig struct {
 }
 
 type EventsConfig struct {
-	Secret string             `yaml:"secret"`
+	Secret string              `yaml:"secret"`
 	Kafka  *kafka.SourceConfig `yaml:"kafka"` // app events in from Kafka, besides POST /v1/events
 }
 
