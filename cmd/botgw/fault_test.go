@@ -43,6 +43,13 @@ func sharedRedis(t *testing.T) redisTarget {
 // over target, under a fresh key prefix.
 func newScenario(t *testing.T, target redisTarget, n int) *scenario {
 	t.Helper()
+	return newScenarioWith(t, target, n, "")
+}
+
+// newScenarioWith is newScenario with extra YAML appended to every
+// replica's config.
+func newScenarioWith(t *testing.T, target redisTarget, n int, extra string) *scenario {
+	t.Helper()
 	llm, llmURL := newFaultLLM(t)
 	sc := &scenario{t: t, llm: llm, api: newBotAPI(t)}
 	prefix := "botgwfault-" + randomSuffix()
@@ -52,7 +59,7 @@ func newScenario(t *testing.T, target redisTarget, n int) *scenario {
 	}
 	for i := range n {
 		name := string(rune('a' + i))
-		cfg := faultConfig(target.keys, prefix, llmURL, "sk-"+name, sc.api.URL)
+		cfg := faultConfig(target.keys, prefix, llmURL, "sk-"+name, sc.api.URL) + extra
 		sc.replicas = append(sc.replicas, startReplica(t, name, cfg))
 	}
 	return sc
