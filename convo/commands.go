@@ -109,8 +109,8 @@ func cmdReset(_ context.Context, e *Engine, v *chatView) (string, bool) {
 	return "Done: I've forgotten our conversation. Let's start again!", true
 }
 
-func cmdResetOther(ctx context.Context, e *Engine, target botgw.ChatKey, _, _ string) string {
-	if err := e.deps.Store.Reset(ctx, target); err != nil {
+func cmdResetOther(ctx context.Context, e *Engine, target botgw.ChatKey, _, who string) string {
+	if err := resetRecorded(ctx, e.deps.Store, target, operatorAgent(who), e.deps.Log); err != nil {
 		return fmt.Sprintf("Could not reset %s: %v", target, err)
 	}
 	return fmt.Sprintf("Reset %s: its next message starts a new conversation.", target)

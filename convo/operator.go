@@ -104,7 +104,7 @@ func (o *Operator) Show(ctx context.Context, k botgw.ChatKey) (any, error) {
 
 // Reset forgets a chat's conversation; its next message starts fresh.
 func (o *Operator) Reset(ctx context.Context, k botgw.ChatKey, actor string) error {
-	err := o.Store.Reset(ctx, k)
+	err := resetRecorded(ctx, o.Store, k, operatorAgent(actor), o.Log)
 	o.record(ctx, AuditEntry{Actor: actor, Action: "reset", Target: k.String()}, err)
 	if err != nil {
 		return fmt.Errorf("reset %s: %w", k, err)

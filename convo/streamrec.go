@@ -1,6 +1,9 @@
 package convo
 
 import (
+	"context"
+	"errors"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -72,4 +75,24 @@ func (b *batch) recordModel(k botgw.ChatKey, added []botgw.Message) {
 			b.record(k, botgw.AgentAssistant, botgw.ActionReply, m.Text, m.At)
 		}
 	}
+}
+
+// resetRecorded forgets chat k's conversation under its lease, so the
+// reset is committed with its stream record (by agent); a chat whose turn
+// is running is reset without one (logged) rather than refused.
+func resetRecorded(ctx context.Context, st botgw.Store, k botgw.ChatKey, agent string, log *slog.Logger) error {
+	snap, err := st.Begin(ctx, k, "")
+	if errors.Is(err, botgw.ErrBusy) {
+		if log != nil {
+			log.Warn("reset while a turn runs: the stream gets no reset record", "chat", k)
+		}
+		return st.Reset(ctx, k)
+	}
+	if err != nil {
+		return err
+	}
+	defer st.Release(context.WithoutCancel(ctx), k, snap.Lease)
+	rec := botgw.StreamRecord{Version: botgw.StreamVersion, ConversationID: k.String(), AgentID: agent,
+		Action: botgw.ActionReset, Timestamp: botgw.Millis(time.Now())}
+	return st.Commit(ctx, k, botgw.Commit{Lease: snap.Lease, Version: snap.Version, Records: []botgw.StreamRecord{rec}})
 }

@@ -82,6 +82,9 @@ func TestTurnsRecordTheConversation(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, func() bool { return len(streamed(t, st, testChat)) == 7 })
+	if err := r.eng.operator().Reset(context.Background(), testChat, "admin-api"); err != nil {
+		t.Fatal(err)
+	}
 	want := []string{
 		"user:u1 message what's my score?",
 		`botgw tool_invoke get_score {"team":"red"}`,
@@ -90,8 +93,12 @@ func TestTurnsRecordTheConversation(t *testing.T) {
 		"app event The player reached the bridge",
 		"user:u1 reset",
 		"operator:ana operator paused until " + until.UTC().Format(time.RFC3339),
+		"operator reset",
 	}
 	got := summary(t, streamed(t, st, testChat))
+	if len(got) != len(want) {
+		t.Fatalf("records %q, want %q", got, want)
+	}
 	for i := range want {
 		if i >= len(got) || got[i] != want[i] {
 			b, _ := json.MarshalIndent(got, "", " ")

@@ -21,6 +21,8 @@ var (
 	streamAckSrc string
 	//go:embed lua/streamlease.lua
 	streamLeaseSrc string
+	//go:embed lua/reset.lua
+	resetSrc string
 	//go:embed lua/delivered.lua
 	deliveredSrc string
 	//go:embed lua/finish.lua
@@ -47,11 +49,12 @@ var (
 	progressScript  = redis.NewScript(progressSrc)
 	streamAckScript = redis.NewScript(streamAckSrc)
 	leaseScript     = redis.NewScript(streamLeaseSrc)
+	resetScript     = redis.NewScript(resetSrc)
 
 	allScripts = []*redis.Script{
 		appendScript, beginScript, commitScript, deliveredScript,
 		finishScript, renewScript, releaseScript, claimScript, progressScript,
-		streamAckScript, leaseScript,
+		streamAckScript, leaseScript, resetScript,
 	}
 )
 

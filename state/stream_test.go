@@ -41,6 +41,7 @@ func runStreamSuite(t *testing.T, newH newHarness) {
 		{"FullDropsButCounts", testStreamFull},
 		{"RefusedCommitRecordsNothing", testStreamRefusedCommit},
 		{"RelayLease", testStreamLease},
+		{"ResetKeepsPendingSeq", testStreamResetKeepsPendingSeq},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -214,5 +215,19 @@ func TestSlotTags(t *testing.T) {
 		if got := slot("p:stream:webhook:{" + slotTag(uint16(want)) + "}"); got != want {
 			t.Fatalf("unit of slot %d lands on %d", want, got)
 		}
+	}
+}
+
+// testStreamResetKeepsPendingSeq resets a chat (Store.Reset) while its
+// records still wait: its next record goes on after them.
+func testStreamResetKeepsPendingSeq(t *testing.T, h *harness) {
+	k := chat("resetpending")
+	commitRecords(t, h, k, []byte("a"), rec(k, "message", "one"), rec(k, "reply", "two"))
+	if err := h.s.Reset(t.Context(), k); err != nil {
+		t.Fatal(err)
+	}
+	commitRecords(t, h, k, []byte("b"), rec(k, "message", "three"))
+	if got, _ := pending(t, h, "webhook", k); !slices.Equal(seqs(got), []int64{1, 2, 3}) {
+		t.Fatalf("seqs = %v, want [1 2 3]: a reset never reuses a seq", seqs(got))
 	}
 }
