@@ -7,6 +7,8 @@ package botgw
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -190,6 +192,17 @@ type OperatorAction struct {
 	Operator string    `json:"operator,omitempty"` // who: "admin-api", "telegram:123", a name
 	Until    time.Time `json:"until,omitzero"`     // OpPause: when the pause ends by itself
 	Reply    *Outbound `json:"reply,omitempty"`    // OpRedeliver
+}
+
+// OperatorInput is an operator action ready for chat k's pending list;
+// an empty id gets a random one ("op-…").
+func OperatorInput(k ChatKey, id string, op OperatorAction, text string) Inbound {
+	if id == "" {
+		b := make([]byte, 8)
+		rand.Read(b)
+		id = "op-" + hex.EncodeToString(b)
+	}
+	return Inbound{Chat: k, Kind: KindOperator, ID: id, UserID: op.Operator, Text: text, At: time.Now(), Op: &op}
 }
 
 // Inbound is one normalised message into a chat.

@@ -181,3 +181,33 @@ type DeadLetters interface {
 	DeliveryFailed(ctx context.Context, k ChatKey, id string) (int, error)
 	DeliveryDone(ctx context.Context, k ChatKey, id string) error
 }
+
+// Broadcast states.
+const (
+	BroadcastRunning   = "running"
+	BroadcastCancelled = "cancelled"
+	BroadcastFinished  = "finished"
+)
+
+// Broadcast is one message or event for many chats, as stored.
+type Broadcast struct {
+	ID      string
+	Message string // the verbatim text; empty for an event
+	Event   Event
+	Chats   []string // chat keys, in the order they are served
+}
+
+// BroadcastInfo is a broadcast's definition and progress.
+type BroadcastInfo struct {
+	ID         string
+	Message    string
+	Event      Event
+	State      string
+	Total      int
+	Cursor     int // items queued into their chats so far
+	Done       int
+	Failed     int
+	Cancelled  int
+	StartedAt  time.Time
+	FinishedAt time.Time
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/convo/codec"
 )
 
 // next says what the chat loop does after one step.
@@ -120,11 +121,11 @@ type known struct {
 	version int64
 	blob    []byte
 	ttl     time.Duration
-	env     *envelope // blob decoded; nil when it is not (yet)
+	env     *codec.Envelope // blob decoded; nil when it is not (yet)
 }
 
 // committed records what a successful commit c wrote, env being its state.
-func (st *known) committed(c botgw.Commit, env *envelope) {
+func (st *known) committed(c botgw.Commit, env *codec.Envelope) {
 	*st = known{version: c.Version + 1, blob: c.Blob, ttl: c.TTL, env: env}
 	if c.Blob == nil { // the state was deleted
 		*st = known{}

@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/convo/audit"
+	"github.com/botgw/botgw/convo/codec"
+	"github.com/botgw/botgw/convo/streamrec"
 )
 
 // command is one in-chat command. Commands never reach the LLM and never
@@ -27,7 +30,7 @@ type command struct {
 // chatView is what a command sees of its own chat during a turn.
 type chatView struct {
 	chat botgw.ChatKey
-	env  *envelope
+	env  *codec.Envelope
 	size int
 	ttl  time.Duration
 	// operator is set while a command of an operator runs (/status shows
@@ -71,17 +74,17 @@ func (e *Engine) runCommand(ctx context.Context, v *chatView, in botgw.Inbound, 
 	if args == "" || targetArg == v.chat.String() {
 		reply, reset := c.Own(ctx, e, v)
 		if reset {
-			audit(ctx, e.deps.Audit, log, AuditEntry{Actor: actor(in), Action: "reset", Target: v.chat.String(), Result: "ok"})
+			audit.Write(ctx, e.deps.Audit, log, audit.Entry{Actor: actor(in), Action: "reset", Target: v.chat.String(), Result: "ok"})
 		}
 		return reply, reset
 	}
 	if c.Other == nil {
 		return fmt.Sprintf("/%s takes no argument.", c.Name), false
 	}
-	entry := AuditEntry{Actor: actor(in), Action: c.Name, Target: targetArg, Detail: strings.TrimSpace(rest)}
+	entry := audit.Entry{Actor: actor(in), Action: c.Name, Target: targetArg, Detail: strings.TrimSpace(rest)}
 	if !v.operator {
 		entry.Result = "refused: not an operator"
-		audit(ctx, e.deps.Audit, log, entry)
+		audit.Write(ctx, e.deps.Audit, log, entry)
 		return fmt.Sprintf("Sorry, only operators can use /%s on another chat.", c.Name), false
 	}
 	target, err := botgw.ParseChatKey(targetArg)
@@ -90,7 +93,7 @@ func (e *Engine) runCommand(ctx context.Context, v *chatView, in botgw.Inbound, 
 	}
 	reply := c.Other(ctx, e, target, strings.TrimSpace(rest), actor(in))
 	entry.Result = reply
-	audit(ctx, e.deps.Audit, log, entry)
+	audit.Write(ctx, e.deps.Audit, log, entry)
 	return reply, false
 }
 
@@ -101,7 +104,7 @@ func (e *Engine) isOperator(in botgw.Inbound) bool {
 func actor(in botgw.Inbound) string { return in.Chat.Channel + ":" + in.UserID }
 
 func cmdReset(_ context.Context, e *Engine, v *chatView) (string, bool) {
-	fresh := newEnvelope(e.now())
+	fresh := codec.New(e.now())
 	fresh.Processed = v.env.Processed
 	fresh.Today, fresh.TodayTokens = v.env.Today, v.env.TodayTokens       // a reset is no way round the daily limit
 	fresh.PausedUntil, fresh.PausedBy = v.env.PausedUntil, v.env.PausedBy // nor round an operator's takeover
@@ -110,7 +113,7 @@ func cmdReset(_ context.Context, e *Engine, v *chatView) (string, bool) {
 }
 
 func cmdResetOther(ctx context.Context, e *Engine, target botgw.ChatKey, _, who string) string {
-	if err := resetRecorded(ctx, e.deps.Store, target, operatorAgent(who), e.deps.Log); err != nil {
+	if err := streamrec.Reset(ctx, e.deps.Store, target, streamrec.OperatorAgent(who), e.deps.Log); err != nil {
 		return fmt.Sprintf("Could not reset %s: %v", target, err)
 	}
 	return fmt.Sprintf("Reset %s: its next message starts a new conversation.", target)
@@ -129,14 +132,14 @@ func cmdStatusOther(ctx context.Context, e *Engine, target botgw.ChatKey, _, _ s
 	if err != nil {
 		return fmt.Sprintf("No conversation found for %s.", target)
 	}
-	env, err := decode(info.Blob, nil)
+	env, err := codec.Decode(info.Blob, nil)
 	if err != nil || env == nil {
 		return fmt.Sprintf("%s has no readable conversation (%d pending).", target, info.Pending)
 	}
 	return target.String() + ": " + statusText(env, len(info.Blob), info.TTL) + pauseText(env, e.now())
 }
 
-func statusText(env *envelope, size int, ttl time.Duration) string {
+func statusText(env *codec.Envelope, size int, ttl time.Duration) string {
 	if env.Turns == 0 && len(env.History) == 0 {
 		return "No conversation yet: say hello!"
 	}
@@ -150,15 +153,15 @@ func statusText(env *envelope, size int, ttl time.Duration) string {
 	}
 	s := fmt.Sprintf("Turns: %d · Messages kept: %d · Stored: %s · Tokens used: %d in / %d out (%d today) · Compactions: %s · Conversation %s",
 		env.Turns, len(env.History), humanBytes(size), env.Usage.InputTokens, env.Usage.OutputTokens,
-		env.tokensToday(time.Now()), compactions, expiry)
+		env.TokensToday(time.Now()), compactions, expiry)
 	if n := len(env.Records); n > 0 {
-		s += " · Last turn: " + env.Records[n-1].summary()
+		s += " · Last turn: " + summary(env.Records[n-1])
 	}
 	return s
 }
 
 // summary is one turn record for /status.
-func (r turnRecord) summary() string {
+func summary(r codec.Record) string {
 	if r.Outcome == outcomeDailyLimit {
 		return "daily token limit reached"
 	}

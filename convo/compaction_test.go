@@ -9,6 +9,7 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/compaction"
+	"github.com/botgw/botgw/convo/codec"
 	"github.com/botgw/botgw/providers/fake"
 )
 
@@ -47,7 +48,7 @@ func TestHundredTurnsStayWithinTheBudget(t *testing.T) {
 		}
 		maxSize = max(maxSize, len(info.Blob))
 	}
-	d, _ := Decode(mustInfo(t, st).Blob)
+	d, _ := codec.Inspect(mustInfo(t, st).Blob)
 	if d.Compaction.Count == 0 || d.Compaction.TokensAfter > 2000 {
 		t.Errorf("compaction record = %+v", d.Compaction)
 	}

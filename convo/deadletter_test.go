@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/convo/audit"
+	"github.com/botgw/botgw/convo/operator"
 	"github.com/botgw/botgw/providers/fake"
 	"github.com/botgw/botgw/state"
 )
@@ -82,8 +84,8 @@ func TestRefusedReplyIsDeadLetteredRetriedOnceAndDiscarded(t *testing.T) {
 	ch := &refusingChannel{broken: true}
 	eng, logs := newDeadRig(t, st, ch, Config{})
 	ctx := context.Background()
-	trail := NewAuditLog(st.AuditStream())
-	op := &Operator{Store: st, Trail: trail, Deliver: eng.Handle}
+	trail := audit.NewLog(st.AuditStream())
+	op := &operator.API{Store: st, Trail: trail, Deliver: eng.Handle}
 	for i, text := range []string{"where is the clue?", "hello?"} {
 		if err := eng.Handle(ctx, botgw.Inbound{Chat: testChat, ID: msgID(i), Text: text}); err != nil {
 			t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/convo/audit"
 )
 
 // Config holds the engine's knobs; zero values take the defaults.
@@ -103,8 +104,8 @@ type Deps struct {
 	Channels map[string]botgw.Channel
 	Tools    Tools // nil: no tools
 	Log      *slog.Logger
-	Audit    AuditLog // nil: operator actions are only logged
-	Hooks    Hooks    // optional observation points (metrics)
+	Audit    audit.Log // nil: operator actions are only logged
+	Hooks    Hooks     // optional observation points (metrics)
 	// Tracer starts the spans of each turn (tracing.go); nil: no tracing.
 	Tracer trace.Tracer
 	// Outgoing follows broadcast replies as they are delivered; nil: none.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/convo/codec"
 	"github.com/botgw/botgw/providers/fake"
 )
 
@@ -107,8 +108,8 @@ func TestTurnDeadlineApologisesAndKeepsTheMessage(t *testing.T) {
 }
 
 func TestUnreadableStateStartsFresh(t *testing.T) {
-	other, _ := encode(&envelope{V: formatVersion, Provider: "openai/gpt-4o"})
-	future, _ := encode(&envelope{V: formatVersion + 1})
+	other, _ := codec.Encode(&codec.Envelope{V: codec.FormatVersion, Provider: "openai/gpt-4o"})
+	future, _ := codec.Encode(&codec.Envelope{V: codec.FormatVersion + 1})
 	for _, tc := range []struct {
 		name, reason string
 		blob         []byte

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/convo/operator"
 	"github.com/botgw/botgw/providers/fake"
 )
 
@@ -49,7 +50,7 @@ func TestBroadcastToAPausedChatIsHeld(t *testing.T) {
 	st := openStore(t, false, fastStore)
 	rec := &outcomes{got: map[string]error{}}
 	r := newRig(t, st, fake.New(), Config{}, func(e *Engine) { e.deps.Outgoing = rec })
-	op := &Operator{Store: st, Deliver: r.eng.Handle}
+	op := &operator.API{Store: st, Deliver: r.eng.Handle}
 	ctx := context.Background()
 	r.say(t, testChat, "m1", "hello")
 	r.ch.Wait(t, 1, 5*time.Second)

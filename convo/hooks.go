@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/convo/codec"
 )
 
 // Hooks are observation points for metrics and tracing. Every field is
@@ -69,7 +70,7 @@ func (h Hooks) turn(s TurnStats) {
 	}
 }
 
-func (h Hooks) dropped(reason dropReason) {
+func (h Hooks) dropped(reason codec.DropReason) {
 	if h.Dropped != nil {
 		h.Dropped(string(reason))
 	}

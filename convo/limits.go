@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/convo/codec"
 )
 
 // Limits protect against abuse and runaway cost, per chat. Zero fields are
@@ -47,7 +48,7 @@ func (l Limits) withDefaults() Limits {
 	if l.DailyNotice == "" {
 		l.DailyNotice = "You've chatted a lot today! I need a rest: come back tomorrow and we'll carry on."
 	}
-	l.TurnsPerMinute = min(l.TurnsPerMinute, maxRecords)
+	l.TurnsPerMinute = min(l.TurnsPerMinute, codec.MaxRecords)
 	if l.MaxInputChars <= 0 {
 		l.MaxInputChars = DefaultMaxInputChars
 	}
@@ -58,39 +59,18 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-// utcDay names now's UTC day.
-func utcDay(now time.Time) string { return now.UTC().Format(time.DateOnly) }
-
-// tokensToday is what the chat used on now's UTC day.
-func (e *envelope) tokensToday(now time.Time) int {
-	if e.Today != utcDay(now) {
-		return 0
-	}
-	return e.TodayTokens
-}
-
-// addUsage counts a turn's tokens in the cumulative and the daily total.
-func (e *envelope) addUsage(u botgw.Usage, now time.Time) {
-	e.Usage.InputTokens += u.InputTokens
-	e.Usage.OutputTokens += u.OutputTokens
-	if day := utcDay(now); e.Today != day {
-		e.Today, e.TodayTokens = day, 0
-	}
-	e.TodayTokens += u.InputTokens + u.OutputTokens
-}
-
 // overDailyLimit answers a turn past the chat's daily tokens without the
 // model: the user's message is kept, the reply is the notice (none for an
 // event that asked for a reply: nobody spoke).
-func (e *Engine) overDailyLimit(env *envelope, b batch, stats *TurnStats) (string, bool) {
+func (e *Engine) overDailyLimit(env *codec.Envelope, b batch, stats *TurnStats) (string, bool) {
 	now := e.now()
-	if e.cfg.Limits.DailyTokens <= 0 || env.tokensToday(now) < e.cfg.Limits.DailyTokens {
+	if e.cfg.Limits.DailyTokens <= 0 || env.TokensToday(now) < e.cfg.Limits.DailyTokens {
 		return "", false
 	}
 	if b.user != nil {
 		env.History = append(env.History, *b.user)
 	}
-	env.addRecord(turnRecord{ID: b.last.ID, At: now, Outcome: outcomeDailyLimit})
+	env.AddRecord(codec.Record{ID: b.last.ID, At: now, Outcome: outcomeDailyLimit})
 	stats.Outcome = outcomeDailyLimit
 	if !b.asked {
 		return "", true
@@ -103,7 +83,7 @@ func (e *Engine) overDailyLimit(env *envelope, b batch, stats *TurnStats) (strin
 // It reads the state from *decoded when the caller has it decoded already;
 // else the state it decodes is left there for the turn, which so does not
 // decompress and decode the blob a second time.
-func (e *Engine) throttle(snap botgw.Snapshot, decoded **envelope) time.Duration {
+func (e *Engine) throttle(snap botgw.Snapshot, decoded **codec.Envelope) time.Duration {
 	limit := e.cfg.Limits.TurnsPerMinute
 	if limit <= 0 {
 		return 0
@@ -111,7 +91,7 @@ func (e *Engine) throttle(snap botgw.Snapshot, decoded **envelope) time.Duration
 	env := *decoded
 	if env == nil {
 		var err error
-		if env, err = decode(snap.Blob, e.cfg.AcceptProviders); err != nil || env == nil {
+		if env, err = codec.Decode(snap.Blob, e.cfg.AcceptProviders); err != nil || env == nil {
 			return 0 // no readable state: no turns to count (the turn logs why)
 		}
 		*decoded = env
@@ -134,9 +114,9 @@ func (e *Engine) throttle(snap botgw.Snapshot, decoded **envelope) time.Duration
 
 // needsModel reports whether pending holds new input the model answers:
 // text that is not a command, or an event asking for a reply.
-func (e *Engine) needsModel(env *envelope, pending []botgw.Inbound) bool {
+func (e *Engine) needsModel(env *codec.Envelope, pending []botgw.Inbound) bool {
 	for _, in := range pending {
-		if in.ID != "" && env.processed(in.ID) {
+		if in.ID != "" && env.Seen(in.ID) {
 			continue
 		}
 		switch in.Kind {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels/channeltest"
+	"github.com/botgw/botgw/convo/codec"
 	"github.com/botgw/botgw/providers/fake"
 	"github.com/botgw/botgw/state"
 )
@@ -145,13 +146,13 @@ func (r *rig) say(t *testing.T, k botgw.ChatKey, id, text string) {
 }
 
 // decoded reads and decodes the stored state of k.
-func decoded(t *testing.T, st botgw.Store, k botgw.ChatKey) *Decoded {
+func decoded(t *testing.T, st botgw.Store, k botgw.ChatKey) *codec.Decoded {
 	t.Helper()
 	info, err := st.Info(context.Background(), k)
 	if err != nil {
 		t.Fatalf("info %s: %v", k, err)
 	}
-	d, err := Decode(info.Blob)
+	d, err := codec.Inspect(info.Blob)
 	if err != nil {
 		t.Fatalf("decode %s: %v", k, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/convo/streamrec"
 	"github.com/botgw/botgw/providers/fake"
 	"github.com/botgw/botgw/state"
 )
@@ -43,8 +44,8 @@ func streamed(t *testing.T, st *state.Store, k botgw.ChatKey) []botgw.StreamReco
 	return out
 }
 
-// summary is "agent action text" per record, seq checked 1..n.
-func summary(t *testing.T, recs []botgw.StreamRecord) []string {
+// recordSummary is "agent action text" per record, seq checked 1..n.
+func recordSummary(t *testing.T, recs []botgw.StreamRecord) []string {
 	t.Helper()
 	var out []string
 	for i, r := range recs {
@@ -77,12 +78,12 @@ func TestTurnsRecordTheConversation(t *testing.T) {
 	r.ch.Wait(t, 2, 5*time.Second)
 	r.say(t, testChat, "m3", "/reset")
 	r.ch.Wait(t, 3, 5*time.Second)
-	until, err := r.eng.operator().Pause(context.Background(), testChat, time.Hour, "admin-api (ana)")
-	if err != nil {
+	until := time.Now().Add(time.Hour).Truncate(time.Second)
+	if err := r.eng.act(context.Background(), testChat, botgw.OperatorAction{Action: botgw.OpPause, Operator: "admin-api (ana)", Until: until}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, func() bool { return len(streamed(t, st, testChat)) == 7 })
-	if err := r.eng.operator().Reset(context.Background(), testChat, "admin-api"); err != nil {
+	if err := streamrec.Reset(context.Background(), st, testChat, streamrec.OperatorAgent("admin-api"), nil); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
@@ -95,7 +96,7 @@ func TestTurnsRecordTheConversation(t *testing.T) {
 		"operator:ana operator paused until " + until.UTC().Format(time.RFC3339),
 		"operator reset",
 	}
-	got := summary(t, streamed(t, st, testChat))
+	got := recordSummary(t, streamed(t, st, testChat))
 	if len(got) != len(want) {
 		t.Fatalf("records %q, want %q", got, want)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/convo/operator"
 	"github.com/botgw/botgw/providers/fake"
 	"github.com/botgw/botgw/state"
 )
@@ -44,7 +45,7 @@ func TestTakeoverAcrossTwoReplicas(t *testing.T) {
 func testTakeover(t *testing.T, st *state.Store) {
 	a := newRig(t, st, fake.New(), Config{})
 	b := newRig(t, st, fake.New(), Config{})
-	op := &Operator{Store: st, Deliver: a.eng.Handle}
+	op := &operator.API{Store: st, Deliver: a.eng.Handle}
 	ctx := context.Background()
 	b.say(t, testChat, "m1", "hello")
 	b.ch.Wait(t, 1, 5*time.Second)
@@ -94,7 +95,7 @@ func TestPauseEndsByItself(t *testing.T) {
 	r := newRig(t, st, fake.New(), Config{}, func(e *Engine) {
 		e.now = func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
 	})
-	op := &Operator{Store: st, Deliver: r.eng.Handle, TakeoverTTL: time.Hour}
+	op := &operator.API{Store: st, Deliver: r.eng.Handle, TakeoverTTL: time.Hour}
 	r.say(t, testChat, "m1", "hello")
 	r.ch.Wait(t, 1, 5*time.Second)
 	if _, err := op.Pause(context.Background(), testChat, 10*time.Minute, "cli"); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -13,17 +14,18 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels/channeltest"
+	"github.com/botgw/botgw/convo/tools"
 	"github.com/botgw/botgw/providers/fake"
 )
 
 // tracedEngine runs an engine with a tool and an in-memory span recorder.
-func tracedEngine(t *testing.T, prov botgw.Provider, tools Tools) (*Engine, *channeltest.Recorder, *tracetest.SpanRecorder) {
+func tracedEngine(t *testing.T, prov botgw.Provider, tt Tools) (*Engine, *channeltest.Recorder, *tracetest.SpanRecorder) {
 	t.Helper()
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	ch := channeltest.NewRecorder("test")
 	eng, err := New(Config{SystemPrompt: "You are a test assistant."}, Deps{
-		Store: openStore(t, false, fastStore), Provider: prov, Tools: tools,
+		Store: openStore(t, false, fastStore), Provider: prov, Tools: tt,
 		Channels: map[string]botgw.Channel{"test": ch}, Tracer: tp.Tracer("convo-test")})
 	if err != nil {
 		t.Fatal(err)
@@ -37,14 +39,18 @@ func tracedEngine(t *testing.T, prov botgw.Provider, tools Tools) (*Engine, *cha
 }
 
 func TestTurnIsOneTraceWithoutConversationText(t *testing.T) {
-	game := newFakeGame(t, func(w http.ResponseWriter, r *http.Request) {
+	game := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `{"score":"secret-tool-result"}`)
-	})
-	tools := newTools(t, ToolConfig{Name: "get_score", URL: game.URL})
+	}))
+	t.Cleanup(game.Close)
+	runner, err := tools.NewHTTP([]tools.Config{{Name: "get_score", URL: game.URL}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	prov := fake.New(
 		fake.Step{ToolCalls: []botgw.ToolCall{{ID: "c1", Name: "get_score", Arguments: `{"team":"secret-args"}`}}},
 		fake.Step{Text: "secret-reply"})
-	eng, ch, rec := tracedEngine(t, prov, tools)
+	eng, ch, rec := tracedEngine(t, prov, runner)
 	in := botgw.Inbound{Chat: testChat, ID: "m1", UserID: "u1", Text: "secret-question"}
 	if err := eng.Handle(context.Background(), in); err != nil {
 		t.Fatal(err)

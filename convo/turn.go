@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/convo/codec"
 )
 
 // batch is what one turn makes of a chat's pending input.
@@ -29,7 +30,7 @@ type batch struct {
 // cannot be read becomes a fresh conversation. env is snap's state when the
 // caller decoded it already, else nil; the state the commit writes is
 // returned along with it.
-func (e *Engine) turn(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot, env *envelope, log *slog.Logger) (botgw.Commit, TurnStats, *envelope) {
+func (e *Engine) turn(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot, env *codec.Envelope, log *slog.Logger) (botgw.Commit, TurnStats, *codec.Envelope) {
 	now := e.now()
 	stats := TurnStats{Channel: k.Channel, Outcome: "ok"}
 	if first := snap.Pending[0].At; !first.IsZero() {
@@ -42,19 +43,19 @@ func (e *Engine) turn(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 	b := e.collect(ctx, &view, snap.Pending, log)
 	env = view.env
 	e.respond(ctx, k, env, &b, &stats, now, log)
-	env.endExpiredPause(now)
+	env.EndExpiredPause(now)
 	if !b.asked && !b.respond && b.user != nil { // backlog only: stored, not answered
 		env.History = append(env.History, *b.user)
 	}
 	env.Updated = now
-	blob, err := encode(env)
+	blob, err := codec.Encode(env)
 	if err != nil { // cannot happen for our own types; keep the old state
 		log.Error("encode state", "err", err)
 		blob, env = snap.Blob, nil // what is committed is the old blob, not env
 	}
 	stats.StateSize = len(blob)
 	c := botgw.Commit{Lease: snap.Lease, Version: snap.Version, Blob: blob,
-		TTL: e.cfg.StateTTL, Consumed: len(snap.Pending), Activity: activity(view.env, now), Records: b.recs}
+		TTL: e.cfg.StateTTL, Consumed: len(snap.Pending), Activity: view.env.Activity(now), Records: b.recs}
 	c.Outbox = b.out
 	if len(b.replies) > 0 {
 		c.Outbox = append(c.Outbox, botgw.Outbound{Chat: k, ID: "re-" + replyTo(b, snap.Pending), Text: strings.Join(b.replies, "\n\n"), Meta: b.replyMeta()})
@@ -74,9 +75,9 @@ func replyTo(b batch, pending []botgw.Inbound) string {
 
 // respond settles the turn's answer: none while an operator holds the chat,
 // the model's when the input asks for one.
-func (e *Engine) respond(ctx context.Context, k botgw.ChatKey, env *envelope, b *batch, stats *TurnStats, now time.Time, log *slog.Logger) {
+func (e *Engine) respond(ctx context.Context, k botgw.ChatKey, env *codec.Envelope, b *batch, stats *TurnStats, now time.Time, log *slog.Logger) {
 	switch {
-	case env.paused(now):
+	case env.Paused(now):
 		e.holdForOperator(env, b, stats)
 	case b.asked || b.respond:
 		if reply := e.answer(ctx, k, env, b, stats, log); reply != "" {
@@ -90,15 +91,15 @@ func (e *Engine) respond(ctx context.Context, k botgw.ChatKey, env *envelope, b 
 }
 
 // load decodes the stored state, or starts a fresh one (logging why).
-func (e *Engine) load(blob []byte, log *slog.Logger) *envelope {
-	env, err := decode(blob, e.cfg.AcceptProviders)
-	var drop *DropError
+func (e *Engine) load(blob []byte, log *slog.Logger) *codec.Envelope {
+	env, err := codec.Decode(blob, e.cfg.AcceptProviders)
+	var drop *codec.DropError
 	if errors.As(err, &drop) {
 		log.Warn("stored conversation dropped; starting fresh", "reason", string(drop.Reason), "err", drop.Err)
 		e.deps.Hooks.dropped(drop.Reason)
 	}
 	if env == nil {
-		env = newEnvelope(e.now())
+		env = codec.New(e.now())
 	}
 	return env
 }
@@ -110,10 +111,10 @@ func (e *Engine) load(blob []byte, log *slog.Logger) *envelope {
 func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbound, log *slog.Logger) batch {
 	var b batch
 	for _, in := range pending {
-		if in.ID != "" && v.env.processed(in.ID) {
+		if in.ID != "" && v.env.Seen(in.ID) {
 			continue
 		}
-		v.env.markProcessed(in.ID)
+		v.env.MarkSeen(in.ID)
 		switch in.Kind {
 		case botgw.KindEvent:
 			if in.Event != nil {
@@ -127,7 +128,7 @@ func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbou
 				b.event(in)
 			}
 		case botgw.KindSay:
-			b.say(v.env, in, v.env.paused(e.now()))
+			b.say(v.env, in, v.env.Paused(e.now()))
 		case botgw.KindOperator:
 			e.applyOperator(v, &b, in)
 			if in.Op != nil {
@@ -178,7 +179,7 @@ func (b *batch) event(in botgw.Inbound) {
 // text before it) and queues it for delivery as it is. While an operator
 // holds the chat the text is held back instead: not sent, not in the
 // history (the player never saw it), kept as a dead letter.
-func (b *batch) say(env *envelope, in botgw.Inbound, paused bool) {
+func (b *batch) say(env *codec.Envelope, in botgw.Inbound, paused bool) {
 	m := botgw.Outbound{Chat: in.Chat, ID: "say-" + in.ID, Text: in.Text, Meta: in.Meta}
 	if paused {
 		m.Held = heldPaused
@@ -226,7 +227,7 @@ func (b *batch) addUser(in botgw.Inbound) {
 
 // applyEvent appends an event as context; an event with a key replaces the
 // previous one of that key, so the player's location does not pile up.
-func applyEvent(env *envelope, in botgw.Inbound) {
+func applyEvent(env *codec.Envelope, in botgw.Inbound) {
 	ev := in.Event
 	if ev.Key != "" {
 		env.History = slices.DeleteFunc(env.History, func(m botgw.Message) bool {
@@ -241,7 +242,7 @@ func applyEvent(env *envelope, in botgw.Inbound) {
 // the reply text. On failure the user's message stays in the history and
 // the reply is the apology. Past the daily token limit the model is not
 // called.
-func (e *Engine) answer(ctx context.Context, k botgw.ChatKey, env *envelope, b *batch, stats *TurnStats, log *slog.Logger) string {
+func (e *Engine) answer(ctx context.Context, k botgw.ChatKey, env *codec.Envelope, b *batch, stats *TurnStats, log *slog.Logger) string {
 	if notice, over := e.overDailyLimit(env, *b, stats); over {
 		return notice
 	}
@@ -259,9 +260,9 @@ func (e *Engine) answer(ctx context.Context, k botgw.ChatKey, env *envelope, b *
 	stats.Usage, stats.ToolCalls = res.usage, res.toolCalls
 	env.History = append(history, res.added...)
 	b.recordModel(k, res.added)
-	env.addUsage(res.usage, e.now())
+	env.AddUsage(res.usage, e.now())
 	env.Turns++
-	rec := turnRecord{ID: b.last.ID, At: at, Provider: res.provider, Usage: res.usage,
+	rec := codec.Record{ID: b.last.ID, At: at, Provider: res.provider, Usage: res.usage,
 		ToolCalls: res.toolCalls, Duration: stats.Provider, Outcome: "ok"}
 	if res.err != nil {
 		log.Warn("provider failed; sending the apology", "err", res.err)
@@ -269,12 +270,12 @@ func (e *Engine) answer(ctx context.Context, k botgw.ChatKey, env *envelope, b *
 		if pe, ok := errors.AsType[*botgw.ProviderError](res.err); ok {
 			stats.ProviderStatus = pe.Status
 		}
-		env.addRecord(rec)
+		env.AddRecord(rec)
 		b.record(k, botgw.AgentAssistant, botgw.ActionReply, e.cfg.Apology, e.now())
 		return e.cfg.Apology
 	}
 	env.Provider = res.provider
-	env.addRecord(rec)
+	env.AddRecord(rec)
 	system := []botgw.Message{{Role: botgw.RoleUser, Text: e.cfg.SystemPrompt}}
 	env.Hint = botgw.UsageHint{Reported: res.firstInput, Estimated: e.deps.Count(system) + e.deps.Count(history)}
 	return res.text
@@ -282,7 +283,7 @@ func (e *Engine) answer(ctx context.Context, k botgw.ChatKey, env *envelope, b *
 
 // compact shrinks the history with the configured compactor. A failing
 // compactor leaves the history as it was: compaction never loses context.
-func (e *Engine) compact(ctx context.Context, env *envelope, h []botgw.Message, stats *TurnStats, log *slog.Logger) []botgw.Message {
+func (e *Engine) compact(ctx context.Context, env *codec.Envelope, h []botgw.Message, stats *TurnStats, log *slog.Logger) []botgw.Message {
 	if e.deps.Compactor == nil {
 		return h
 	}

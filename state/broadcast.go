@@ -11,39 +11,9 @@ import (
 	"github.com/botgw/botgw"
 )
 
-// Broadcast states.
-const (
-	BroadcastRunning   = "running"
-	BroadcastCancelled = "cancelled"
-	BroadcastFinished  = "finished"
-)
-
 // broadcastRetention is how long a finished or cancelled broadcast is kept:
 // its progress stays readable and its id keeps refusing a second send.
 const broadcastRetention = 7 * 24 * time.Hour
-
-// Broadcast is one message or event for many chats, as stored.
-type Broadcast struct {
-	ID      string
-	Message string // the verbatim text; empty for an event
-	Event   botgw.Event
-	Chats   []string // chat keys, in the order they are served
-}
-
-// BroadcastInfo is a broadcast's definition and progress.
-type BroadcastInfo struct {
-	ID         string
-	Message    string
-	Event      botgw.Event
-	State      string
-	Total      int
-	Cursor     int // items queued into their chats so far
-	Done       int
-	Failed     int
-	Cancelled  int
-	StartedAt  time.Time
-	FinishedAt time.Time
-}
 
 // Broadcasts keeps broadcasts in Redis: the definition and chat list, a
 // cursor over the list leased to one replica at a time, and one bitmap per
@@ -63,7 +33,7 @@ var outcomes = []string{"done", "failed", "cancelled"}
 // Create stores bc and lists it as running, atomically for its own keys. If
 // the id exists it changes nothing and reports created false with the
 // stored total (idempotent).
-func (b Broadcasts) Create(ctx context.Context, bc Broadcast) (created bool, total int, err error) {
+func (b Broadcasts) Create(ctx context.Context, bc botgw.Broadcast) (created bool, total int, err error) {
 	meta := b.key(bc.ID, "meta")
 	running := true
 	err = b.s.c.Watch(ctx, func(tx *redis.Tx) error {
@@ -73,7 +43,7 @@ func (b Broadcasts) Create(ctx context.Context, bc Broadcast) (created bool, tot
 		}
 		if n, ok := old[0].(string); ok {
 			total, _ = strconv.Atoi(n)
-			running = old[1] == BroadcastRunning
+			running = old[1] == botgw.BroadcastRunning
 			return nil
 		}
 		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
@@ -95,7 +65,7 @@ func (b Broadcasts) Create(ctx context.Context, bc Broadcast) (created bool, tot
 	return created, total, nil
 }
 
-func (b Broadcasts) queueCreate(ctx context.Context, p redis.Pipeliner, bc Broadcast) {
+func (b Broadcasts) queueCreate(ctx context.Context, p redis.Pipeliner, bc botgw.Broadcast) {
 	list := b.key(bc.ID, "chats")
 	p.Del(ctx, list)
 	for i := 0; i < len(bc.Chats); i += 1000 {
@@ -108,11 +78,11 @@ func (b Broadcasts) queueCreate(ctx context.Context, p redis.Pipeliner, bc Broad
 	}
 	p.HSet(ctx, b.key(bc.ID, "meta"), "total", len(bc.Chats), "message", bc.Message,
 		"event_text", bc.Event.Text, "event_key", bc.Event.Key, "respond", strconv.FormatBool(bc.Event.Respond),
-		"state", BroadcastRunning, "cursor", 0, "started_at", b.s.nowMs())
+		"state", botgw.BroadcastRunning, "cursor", 0, "started_at", b.s.nowMs())
 }
 
 // Get reads a broadcast; botgw.ErrNotFound if there is none.
-func (b Broadcasts) Get(ctx context.Context, id string) (BroadcastInfo, error) {
+func (b Broadcasts) Get(ctx context.Context, id string) (botgw.BroadcastInfo, error) {
 	var meta *redis.MapStringStringCmd
 	counts := make([]*redis.IntCmd, len(outcomes))
 	_, err := b.s.c.Pipelined(ctx, func(p redis.Pipeliner) error {
@@ -123,11 +93,11 @@ func (b Broadcasts) Get(ctx context.Context, id string) (BroadcastInfo, error) {
 		return nil
 	})
 	if err != nil {
-		return BroadcastInfo{}, fmt.Errorf("read broadcast %s: %w", id, err)
+		return botgw.BroadcastInfo{}, fmt.Errorf("read broadcast %s: %w", id, err)
 	}
 	m := meta.Val()
 	if len(m) == 0 {
-		return BroadcastInfo{}, fmt.Errorf("broadcast %s: %w", id, botgw.ErrNotFound)
+		return botgw.BroadcastInfo{}, fmt.Errorf("broadcast %s: %w", id, botgw.ErrNotFound)
 	}
 	atoi := func(k string) int { n, _ := strconv.Atoi(m[k]); return n }
 	msTime := func(k string) time.Time {
@@ -136,7 +106,7 @@ func (b Broadcasts) Get(ctx context.Context, id string) (BroadcastInfo, error) {
 		}
 		return time.Time{}
 	}
-	return BroadcastInfo{ID: id, Message: m["message"], State: m["state"], Total: atoi("total"), Cursor: atoi("cursor"),
+	return botgw.BroadcastInfo{ID: id, Message: m["message"], State: m["state"], Total: atoi("total"), Cursor: atoi("cursor"),
 		Event: botgw.Event{Text: m["event_text"], Key: m["event_key"], Respond: m["respond"] == "true"},
 		Done:  int(counts[0].Val()), Failed: int(counts[1].Val()), Cancelled: int(counts[2].Val()),
 		StartedAt: msTime("started_at"), FinishedAt: msTime("finished_at")}, nil
@@ -172,12 +142,12 @@ func (b Broadcasts) Mark(ctx context.Context, id string, index int, outcome stri
 // Cancel stops a running broadcast: what is not yet queued is never queued,
 // and replies not yet sent are dropped. botgw.ErrNotFound if there is none.
 func (b Broadcasts) Cancel(ctx context.Context, id string) error {
-	return b.end(ctx, id, BroadcastCancelled)
+	return b.end(ctx, id, botgw.BroadcastCancelled)
 }
 
 // Finish marks a broadcast whose every item settled as finished.
 func (b Broadcasts) Finish(ctx context.Context, id string) error {
-	return b.end(ctx, id, BroadcastFinished)
+	return b.end(ctx, id, botgw.BroadcastFinished)
 }
 
 // end moves a running broadcast to state, takes it off the running list

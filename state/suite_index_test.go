@@ -102,12 +102,12 @@ func testBroadcasts(t *testing.T, h *harness) {
 	for i := range chats {
 		chats[i] = fmt.Sprintf("telegram:%d", 1000+i)
 	}
-	bc := Broadcast{ID: "final-round", Event: botgw.Event{Text: "The final round starts in 10 minutes", Key: "round"}, Chats: chats}
+	bc := botgw.Broadcast{ID: "final-round", Event: botgw.Event{Text: "The final round starts in 10 minutes", Key: "round"}, Chats: chats}
 	created, total, err := b.Create(t.Context(), bc)
 	if err != nil || !created || total != len(chats) {
 		t.Fatalf("Create = %v, %d, %v; want created, %d", created, total, err, len(chats))
 	}
-	if created, total, err := b.Create(t.Context(), Broadcast{ID: "final-round", Message: "again", Chats: chats[:1]}); err != nil || created || total != len(chats) {
+	if created, total, err := b.Create(t.Context(), botgw.Broadcast{ID: "final-round", Message: "again", Chats: chats[:1]}); err != nil || created || total != len(chats) {
 		t.Errorf("second Create of the id = %v, %d, %v; want the first's total, not created", created, total, err)
 	}
 	if got, err := b.Chats(t.Context(), "final-round", 999, 3); err != nil || !slices.Equal(got, chats[999:1002]) {
@@ -131,7 +131,7 @@ func testBroadcasts(t *testing.T, h *harness) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.State != BroadcastCancelled || info.Total != len(chats) || info.Done != 3 || info.Failed != 1 || info.Event.Key != "round" || info.FinishedAt.IsZero() {
+	if info.State != botgw.BroadcastCancelled || info.Total != len(chats) || info.Done != 3 || info.Failed != 1 || info.Event.Key != "round" || info.FinishedAt.IsZero() {
 		t.Errorf("after cancel: %+v", info)
 	}
 	if ids, err := b.Running(t.Context()); err != nil || len(ids) != 0 {

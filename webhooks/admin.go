@@ -20,7 +20,7 @@ import (
 )
 
 // Operator is what the admin API needs of the engine side: it decodes the
-// opaque state for people and applies operator actions. convo.Operator
+// opaque state for people and applies operator actions. operator.API
 // implements it.
 type Operator interface {
 	List(ctx context.Context, cursor string, n int) (chats []botgw.ChatKey, next string, err error)

@@ -17,6 +17,8 @@ import (
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels/channeltest"
 	"github.com/botgw/botgw/convo"
+	"github.com/botgw/botgw/convo/audit"
+	"github.com/botgw/botgw/convo/operator"
 	"github.com/botgw/botgw/providers/fake"
 	"github.com/botgw/botgw/state"
 )
@@ -35,7 +37,7 @@ const (
 
 // adminRig is a whole gateway minus the platforms: an engine over the
 // embedded store with a fake provider and recording channels, and the HTTP
-// server with the admin API over a real convo.Operator.
+// server with the admin API over a real operator.API.
 type adminRig struct {
 	h     http.Handler
 	eng   *convo.Engine
@@ -87,7 +89,7 @@ func newAdminRigOn(t *testing.T, st *state.Store, token string, steps ...fake.St
 		r.sent[name] = channeltest.NewRecorder(name)
 		chans[name] = r.sent[name]
 	}
-	trail := convo.NewAuditLog(st.AuditStream())
+	trail := audit.NewLog(st.AuditStream())
 	var err error
 	r.eng, err = convo.New(convo.Config{StateTTL: time.Hour, PollInterval: 50 * time.Millisecond,
 		Operators: map[string][]string{"whatsapp": {operatorID}}},
@@ -103,7 +105,7 @@ func newAdminRigOn(t *testing.T, st *state.Store, token string, steps ...fake.St
 		defer done()
 		_ = r.eng.Close(closeCtx)
 	})
-	op := &convo.Operator{Store: st, Trail: trail, StateTTL: time.Hour, Log: log, Deliver: r.eng.Handle}
+	op := &operator.API{Store: st, Trail: trail, StateTTL: time.Hour, Log: log, Deliver: r.eng.Handle}
 	list := []botgw.Channel{chans["whatsapp"], chans["slack"]}
 	r.h = New(Deps{Deliver: r.eng.Handle, Admin: NewAdmin(token, op, log).WithChannels(list)}).Handler()
 	return r
@@ -199,7 +201,7 @@ func TestAdminRefusesWithoutTheToken(t *testing.T) {
 			}
 		})
 	}
-	var v convo.ChatView
+	var v operator.ChatView
 	if status, b := r.do(t, "GET", "/v1/admin/chats/"+waPath, adminToken, "", &v); status != 200 || len(v.History) != 2 {
 		t.Errorf("after refused resets: %d %s, want the chat intact", status, b)
 	}
@@ -281,7 +283,7 @@ func TestAdminShowsADecodedChat(t *testing.T) {
 		fake.Step{Text: "Harrogate Theatre is 200 m away."})
 	r.deliver(t, location(waChat, "e1", "User is at the station"))
 	r.say(t, waChat, "u1", "m1", "what is near me?")
-	var v convo.ChatView
+	var v operator.ChatView
 	if status, b := r.do(t, "GET", "/v1/admin/chats/"+waPath, adminToken, "", &v); status != 200 {
 		t.Fatalf("show: %d %s", status, b)
 	}
@@ -365,7 +367,7 @@ func TestAdminAuditShowsEveryResetWithItsActor(t *testing.T) {
 	r.say(t, threadChat, "U1", "m2", "/reset "+waChat) // not an operator: refused
 	r.say(t, operatorKey, operatorID, "op1", "/reset "+waChat)
 	r.say(t, waChat, "u1", "m2", "/reset")
-	var entries []convo.AuditEntry
+	var entries []audit.Entry
 	if status, b := r.do(t, "GET", "/v1/admin/audit", adminToken, "", &entries); status != 200 {
 		t.Fatalf("audit: %d %s", status, b)
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-//go:embed admin/index.html admin/admin.js admin/console.js
+//go:embed admin/index.html admin/admin.js admin/console.js admin/whatsapp.js
 var adminPage embed.FS
 
 // pageSecurity locks the operator page down: scripts only from this origin
@@ -23,6 +23,7 @@ func (a *Admin) mountPage(e *echo.Echo) {
 	e.GET("/admin/", page)
 	e.GET("/admin/admin.js", servePage("admin/admin.js", "text/javascript; charset=utf-8"))
 	e.GET("/admin/console.js", servePage("admin/console.js", "text/javascript; charset=utf-8"))
+	e.GET("/admin/whatsapp.js", servePage("admin/whatsapp.js", "text/javascript; charset=utf-8"))
 }
 
 func servePage(name, contentType string) echo.HandlerFunc {

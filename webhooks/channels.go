@@ -1,6 +1,7 @@
 package webhooks
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -11,6 +12,12 @@ import (
 // statuser is a channel that reports a detailed state for operators (the
 // WhatsApp link: linked device, connection state, ban expiry, lease).
 type statuser interface{ Status() any }
+
+// actor is a channel with operator actions, each run by
+// POST /v1/admin/<channel>/<action> (WhatsApp: reconnect, lift-hold).
+type actor interface {
+	Actions() map[string]func(ctx context.Context) error
+}
 
 // channelView is one channel as GET /v1/admin/channels shows it.
 type channelView struct {
@@ -39,7 +46,24 @@ func (a *Admin) mountChannels(g *echo.Group) {
 		if _, ok := ch.(statuser); ok {
 			g.GET("/"+ch.Name(), func(c echo.Context) error { return c.JSON(http.StatusOK, viewChannel(ch)) })
 		}
+		if ac, ok := ch.(actor); ok {
+			g.POST("/"+ch.Name()+"/:action", func(c echo.Context) error { return runAction(c, ch, ac) })
+		}
 	}
+}
+
+// runAction runs one operator action of ch and answers with the channel's
+// view afterwards; an unknown action is 404.
+func runAction(c echo.Context, ch botgw.Channel, ac actor) error {
+	name := c.Param("action")
+	act, ok := ac.Actions()[name]
+	if !ok {
+		return c.JSON(http.StatusNotFound, map[string]string{"error": "action: " + ch.Name() + " has no action " + name})
+	}
+	if err := act(c.Request().Context()); err != nil {
+		return c.JSON(http.StatusServiceUnavailable, map[string]string{"error": name + ": " + err.Error()})
+	}
+	return c.JSON(http.StatusOK, viewChannel(ch))
 }
 
 func viewChannel(ch botgw.Channel) channelView {

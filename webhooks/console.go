@@ -18,7 +18,7 @@ import (
 )
 
 // Console is what the operator console needs beyond Operator: taking a
-// chat over and acting on dead letters. convo.Operator implements it. Every
+// chat over and acting on dead letters. operator.API implements it. Every
 // action is audited with actor. Unknown chats and dead letters are
 // botgw.ErrNotFound.
 type Console interface {

@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
-	"github.com/botgw/botgw/convo"
+	"github.com/botgw/botgw/convo/audit"
+	"github.com/botgw/botgw/convo/operator"
 )
 
 var consoleRoutes = [][2]string{
@@ -90,7 +91,7 @@ func TestConsolePauseTalkResume(t *testing.T) {
 	if err != nil || until.Sub(time.Now()) < 44*time.Minute || until.Sub(time.Now()) > 46*time.Minute {
 		t.Fatalf("paused_until %q: want RFC 3339 about 45m ahead (%v)", paused.PausedUntil, err)
 	}
-	var v convo.ChatView
+	var v operator.ChatView
 	waitFor(t, "paused_until in the chat view", func() bool {
 		r.do(t, "GET", chat, adminToken, "", &v)
 		return v.PausedUntil == paused.PausedUntil
@@ -112,14 +113,14 @@ func TestConsolePauseTalkResume(t *testing.T) {
 		t.Fatalf("resume: %d %s", status, b)
 	}
 	waitFor(t, "the pause gone from the chat view", func() bool {
-		v = convo.ChatView{}
+		v = operator.ChatView{}
 		r.do(t, "GET", chat, adminToken, "", &v)
 		return v.PausedUntil == ""
 	})
 	if len(r.prov.Requests()) != 1 {
 		t.Errorf("model calls: %d, want 1 (none while paused)", len(r.prov.Requests()))
 	}
-	var audit []convo.AuditEntry
+	var audit []audit.Entry
 	r.do(t, "GET", "/v1/admin/audit", adminToken, "", &audit)
 	var got []string
 	for _, e := range audit {

@@ -25,17 +25,27 @@ const backlogQuiet = 30 * time.Second
 
 // held is the backlog of one chat waiting for its one reply.
 type held struct {
-	n      int
-	oldest time.Time
-	last   string // id of the newest old message
+	N      int       `json:"n"`
+	Oldest time.Time `json:"oldest"`
+	Last   string    `json:"last"` // id of the newest old message
 }
 
-// backlog collects, per chat, the old messages stored since the last
-// flush. Safe for concurrent use.
+// backlog arms the flush of the chats holding old messages, which are
+// kept in Redis (shared.backlog) so a replica taking the session over
+// answers what the previous one stored. Safe for concurrent use.
 type backlog struct {
 	mu    sync.Mutex
-	chats map[botgw.ChatKey]*held
 	timer *time.Timer
+}
+
+// arm flushes the backlog backlogQuiet from now, unless more comes.
+func (b *backlog) arm(flush func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.timer != nil {
+		b.timer.Stop()
+	}
+	b.timer = time.AfterFunc(backlogQuiet, flush)
 }
 
 // classify marks in as backlog when it is older than max_backlog_age and
@@ -52,34 +62,36 @@ func (a *Adapter) classify(in *botgw.Inbound) {
 
 // noteStored records a stored message: old ones wait for the chat's
 // summary (mode summarize); a live one is answered with them, so the
-// chat needs no summary.
+// chat needs no summary. A failure to record only costs the summary (the
+// messages are stored and the chat's next message gets them answered).
 func (a *Adapter) noteStored(ctx context.Context, in botgw.Inbound) {
 	if a.cfg.backlogMode() != BacklogSummarize {
 		return
 	}
-	b := &a.backlog
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if !in.Backlog {
-		delete(b.chats, in.Chat)
+	ctx, cancel := context.WithTimeout(ctx, a.tm.storeTimeout)
+	defer cancel()
+	if err := a.shared.noteBacklog(ctx, in); err != nil {
+		a.log.Warn("whatsapp backlog not recorded; the chat's next message gets it answered", "chat", in.Chat, "err", err)
 		return
 	}
-	if b.chats == nil {
-		b.chats = map[botgw.ChatKey]*held{}
+	if in.Backlog {
+		a.backlog.arm(func() { a.flushBacklog(context.WithoutCancel(ctx)) })
 	}
-	h := b.chats[in.Chat]
-	if h == nil {
-		h = &held{oldest: in.At}
-		b.chats[in.Chat] = h
+}
+
+// armStoredBacklog arms the flush when a previous session (on this or
+// another replica) left chats waiting for their reply.
+func (a *Adapter) armStoredBacklog(ctx context.Context) {
+	if a.cfg.backlogMode() != BacklogSummarize {
+		return
 	}
-	h.n, h.last = h.n+1, in.ID
-	if in.At.Before(h.oldest) {
-		h.oldest = in.At
+	n, err := a.shared.backlogChats(ctx)
+	if err != nil {
+		a.log.Warn("whatsapp stored backlog unreadable", "err", err)
 	}
-	if b.timer != nil {
-		b.timer.Stop()
+	if n > 0 {
+		a.backlog.arm(func() { a.flushBacklog(context.WithoutCancel(ctx)) })
 	}
-	b.timer = time.AfterFunc(backlogQuiet, func() { a.flushBacklog(context.WithoutCancel(ctx)) })
 }
 
 // offlineSync notes the start and end of what WhatsApp queued while this
@@ -99,14 +111,11 @@ func (a *Adapter) offlineSync(ctx context.Context, evt any) {
 // covering them: an event with respond set, so the engine runs one turn
 // over everything the chat holds. The reply is paced like any other.
 func (a *Adapter) flushBacklog(ctx context.Context) {
-	b := &a.backlog
-	b.mu.Lock()
-	chats := b.chats
-	b.chats = nil
-	if b.timer != nil {
-		b.timer.Stop()
+	chats, err := a.shared.takeBacklog(ctx)
+	if err != nil {
+		a.log.Error("whatsapp backlog unreadable; each chat's next message gets it answered", "err", err)
+		return
 	}
-	b.mu.Unlock()
 	for k, h := range chats {
 		if !a.persist(ctx, summaryRequest(k, h, a.clock())) {
 			a.log.Error("whatsapp backlog stored but its reply could not be requested; the chat's next message gets it answered", "chat", k)
@@ -118,8 +127,8 @@ func (a *Adapter) flushBacklog(ctx context.Context) {
 func summaryRequest(k botgw.ChatKey, h *held, now time.Time) botgw.Inbound {
 	text := fmt.Sprintf("The player's last %d message(s), sent from %s UTC on, reached the assistant only now "+
 		"(WhatsApp was unreachable). Answer them once, briefly, in one message, and apologise for the delay.",
-		h.n, h.oldest.UTC().Format("2 Jan 15:04"))
-	id := "backlog-" + h.last
+		h.N, h.Oldest.UTC().Format("2 Jan 15:04"))
+	id := "backlog-" + h.Last
 	return botgw.Inbound{Chat: k, Kind: botgw.KindEvent, ID: id, At: now,
 		Event: &botgw.Event{ID: id, Key: "whatsapp-backlog", Text: text, Respond: true}}
 }

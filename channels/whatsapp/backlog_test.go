@@ -29,6 +29,13 @@ func (c *fakeClock) Now() time.Time {
 	return c.now
 }
 
+// advance moves the clock on by d.
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
 // withEngine runs a real engine (embedded Redis, scripted provider) with a
 // as its WhatsApp channel, so a test sees what a player would receive.
 func withEngine(t *testing.T, a *Adapter) (*convo.Engine, *fake.Provider) {

@@ -40,6 +40,16 @@ type Config struct {
 	// evenly spaced and shared by every replica (default 20). WhatsApp
 	// flags numbers that send in bursts.
 	RatePerMinute float64 `yaml:"rate_per_minute"`
+	// DailyCap is the most messages the linked number sends in one UTC
+	// day, counted by every replica together (default 1000). Past it,
+	// messages wait for the next day: WhatsApp bans numbers that send
+	// much more than a person would.
+	DailyCap int `yaml:"daily_cap"`
+	// ColdRatePerMinute is the rate, below RatePerMinute, for chats whose
+	// player never wrote to the number (broadcast targets; default 2).
+	// Messages to people who never wrote first are what WhatsApp bans
+	// numbers for (temporary ban 101).
+	ColdRatePerMinute float64 `yaml:"cold_rate_per_minute"`
 	// TypingDelay is the "composing…" pause before each message, by its
 	// length (20 characters a second) within "<min>..<max>" (default
 	// 1s..8s; "0" turns it off).
@@ -70,6 +80,7 @@ func (c Config) Validate() error {
 	if c.RatePerMinute < 0 {
 		errs = append(errs, errors.New("channels.whatsapp.rate_per_minute: must not be negative"))
 	}
+	errs = append(errs, c.validateBudgets()...)
 	if _, err := pace.ParseRange(c.TypingDelay); err != nil {
 		errs = append(errs, fmt.Errorf("channels.whatsapp.typing_delay: %w", err))
 	}
@@ -85,6 +96,23 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("channels.whatsapp.proxy: %w", err))
 	}
 	return errors.Join(errs...)
+}
+
+// validateBudgets checks the send budgets: no negative values, and a
+// cold rate no higher than the number's rate (it would have no effect).
+func (c Config) validateBudgets() []error {
+	var errs []error
+	if c.DailyCap < 0 {
+		errs = append(errs, fmt.Errorf("channels.whatsapp.daily_cap: %d is negative", c.DailyCap))
+	}
+	switch {
+	case c.ColdRatePerMinute < 0:
+		errs = append(errs, errors.New("channels.whatsapp.cold_rate_per_minute: must not be negative"))
+	case c.RatePerMinute >= 0 && c.coldRate() > c.rate():
+		errs = append(errs, fmt.Errorf("channels.whatsapp.cold_rate_per_minute: %v is above rate_per_minute (%v); chats whose player never wrote first must go slower, not faster",
+			c.coldRate(), c.rate()))
+	}
+	return errs
 }
 
 func validateStore(s string) error {

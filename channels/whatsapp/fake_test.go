@@ -4,10 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"os"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
 
 	"go.mau.fi/whatsmeow"
 	"go.mau.fi/whatsmeow/proto/waE2E"
@@ -272,8 +278,15 @@ var testTiming = timing{
 	relinkPoll:     5 * time.Millisecond,
 	keepAliveMax:   time.Minute,
 	banRetry:       time.Hour,
-	replacedMin:    time.Hour,
-	replacedMax:    time.Hour,
+	healthyAfter:   time.Minute,
+	stormWindow:    time.Minute,
+	stormCount:     1000,
+	resumePoll:     5 * time.Millisecond,
+	holdRecheck:    time.Millisecond,
+	holdPoll:       time.Millisecond,
+	reachOutHold:   24 * time.Hour,
+	forbiddenHold:  2 * time.Hour,
+	poisonAfter:    3,
 	sendAttempts:   3,
 	sendBackoff:    time.Millisecond,
 	rateLimitPause: time.Hour,
@@ -291,6 +304,7 @@ func testAdapter(cfg Config, lease Lease, open func(context.Context) (client, er
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	a := newAdapter(cfg, lease, log, open)
 	a.tm = testTiming
+	a.shared = testShared()
 	if cfg.LeaseTTL == 0 {
 		a.ttl = time.Hour
 	}
@@ -322,4 +336,34 @@ func listen(t *testing.T, a *Adapter, deliver botgw.Deliver) (cancel func()) {
 	return cancel
 }
 
+// testRedis is the in-process Redis of the package's tests, started by
+// TestMain outside any synctest bubble; each adapter gets a prefix of its
+// own, unless a test shares one between replicas.
+var (
+	testRedis   *miniredis.Miniredis
+	testPrefixN atomic.Int64
+)
+
+func TestMain(m *testing.M) {
+	testRedis = miniredis.NewMiniRedis()
+	if err := testRedis.Start(); err != nil {
+		panic(err)
+	}
+	code := m.Run()
+	testRedis.Close()
+	os.Exit(code)
+}
+
+func testShared() *shared {
+	rdb := redis.NewClient(&redis.Options{Addr: testRedis.Addr()})
+	return &shared{rdb: rdb, prefix: fmt.Sprintf("t%d", testPrefixN.Add(1))}
+}
+
 var errNetwork = errors.New("dial tcp: connect: network is unreachable")
+
+// drop ends the connection as the server would (IsConnected turns false).
+func (f *fakeClient) drop() {
+	f.mu.Lock()
+	f.connected = false
+	f.mu.Unlock()
+}

@@ -22,8 +22,12 @@ type Aliases interface {
 // aliasTTL is how long a pinned chat key outlives the person's last message.
 const aliasTTL = 30 * 24 * time.Hour
 
-// lookupTimeout bounds asking WhatsApp for a number's LID (GetUserInfo).
-const lookupTimeout = 5 * time.Second
+// lookupTimeout bounds asking WhatsApp for a number's LID (GetUserInfo)
+// inside the event handler; lookupRetry spaces the lookups of one number.
+const (
+	lookupTimeout = 2 * time.Second
+	lookupRetry   = time.Minute
+)
 
 // memAliases is the Aliases of a single process (tests, no Redis given).
 type memAliases struct {
@@ -51,8 +55,7 @@ type person struct{ pn, lid types.JID }
 // identify finds both forms of the author's JID: from the message
 // (Sender, SenderAlt), the device store's LID map, the operators' LIDs
 // resolved at connect, and, for a number whose LID is unknown, WhatsApp
-// itself (GetUserInfo, once per number and process; it also fills the
-// store's map).
+// itself (GetUserInfo; it also fills the store's map).
 func (a *Adapter) identify(ctx context.Context, cli client, sender, alt types.JID) person {
 	var p person
 	for _, j := range []types.JID{sender.ToNonAD(), alt.ToNonAD()} {
@@ -76,19 +79,26 @@ func (a *Adapter) identify(ctx context.Context, cli client, sender, alt types.JI
 	return p
 }
 
-// lidOf is pn's LID from the store, or asked of WhatsApp once per number.
+// lidOf is pn's LID from the store, or asked of WhatsApp (GetUserInfo,
+// bounded by lookupTimeout, since whatsmeow's event loop waits). A lookup
+// that found nothing or failed is asked again after lookupRetry, so a
+// person whose LID was unknown once is still recognised later instead of
+// splitting into two chats; none is asked while the number is held.
 func (a *Adapter) lidOf(ctx context.Context, cli client, pn types.JID) types.JID {
 	if lid, ok := cli.LIDForPN(ctx, pn); ok {
 		return lid
 	}
-	if !a.looked.first(pn.User) {
+	if h, err := a.currentHold(ctx); err != nil || !h.Until.IsZero() {
+		return types.JID{}
+	}
+	if !a.looked.due(pn.User, a.clock(), lookupRetry) {
 		return types.JID{}
 	}
 	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
 	defer cancel()
 	lids, err := cli.UserLIDs(ctx, []types.JID{pn})
 	if err != nil {
-		a.log.Debug("whatsapp LID lookup failed", "err", err)
+		a.log.Warn("whatsapp LID lookup failed; asked again at the person's next message after a while", "err", err, "retry_after", lookupRetry)
 	}
 	return lids[pn]
 }
@@ -106,7 +116,9 @@ func (a *Adapter) directKey(ctx context.Context, p person) (types.JID, error) {
 	if p.lid.IsEmpty() {
 		return first, nil
 	}
-	v, err := a.aliases.Pin(ctx, Name+":"+p.lid.String(), first.String(), aliasTTL)
+	pctx, cancel := context.WithTimeout(ctx, a.tm.storeTimeout)
+	defer cancel()
+	v, err := a.aliases.Pin(pctx, Name+":"+p.lid.String(), first.String(), aliasTTL)
 	if err != nil {
 		return types.JID{}, fmt.Errorf("pin the chat of %s: %w", p.lid, err)
 	}
@@ -127,24 +139,25 @@ func (p person) userID() string {
 	return p.lid.String()
 }
 
-// onceSet remembers keys already seen (bounded: it forgets them all past
-// 10,000, which only repeats a lookup).
-type onceSet struct {
+// lookups remembers when each number's LID was last asked of WhatsApp
+// (bounded: it forgets them all past 10,000, which only repeats a lookup).
+type lookups struct {
 	mu   sync.Mutex
-	seen map[string]bool
+	last map[string]time.Time
 }
 
-// first reports whether k is new, and remembers it.
-func (o *onceSet) first(k string) bool {
+// due reports whether k may be looked up at now (never, or more than
+// every ago), and if so records the lookup.
+func (o *lookups) due(k string, now time.Time, every time.Duration) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.seen == nil || len(o.seen) > 10000 {
-		o.seen = map[string]bool{}
+	if o.last == nil || len(o.last) > 10000 {
+		o.last = map[string]time.Time{}
 	}
-	if o.seen[k] {
+	if t, ok := o.last[k]; ok && now.Sub(t) < every && !now.Before(t) {
 		return false
 	}
-	o.seen[k] = true
+	o.last[k] = now
 	return true
 }
 
@@ -175,6 +188,10 @@ func (a *Adapter) resolveOperators(ctx context.Context, cli client) {
 		} else {
 			ask = append(ask, pn)
 		}
+	}
+	if h, err := a.currentHold(ctx); len(ask) > 0 && (err != nil || !h.Until.IsZero()) {
+		a.log.Warn("whatsapp operators' LIDs not asked of WhatsApp while the number is held; an operator writing from a LID is not recognised until the next login")
+		ask = nil
 	}
 	if len(ask) > 0 {
 		ctx, cancel := context.WithTimeout(ctx, lookupTimeout)

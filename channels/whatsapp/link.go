@@ -10,6 +10,7 @@ import (
 
 	"github.com/mdp/qrterminal/v3"
 	"go.mau.fi/whatsmeow"
+	"go.mau.fi/whatsmeow/store/sqlstore"
 )
 
 // pairDisplayName is how the pairing-code flow names the device; WhatsApp
@@ -30,13 +31,23 @@ var _ linker = (*whatsmeow.Client)(nil)
 // Link pairs a WhatsApp number with the device store named by cfg.Store
 // (`botgw whatsapp link`). It prints a QR code to out, or, with phone (in
 // international format), a pairing code to type on the phone, and waits
-// until the phone confirms. Without network it fails within 30 s.
-func Link(ctx context.Context, cfg Config, phone string, out io.Writer, log *slog.Logger) error {
+// until the phone confirms. Without network it fails within 30 s. It
+// opens the store under the upgrade lock of lease (as New does), so it
+// never migrates the schema while a starting replica does; a nil lease
+// is a single replica.
+func Link(ctx context.Context, cfg Config, lease Lease, phone string, out io.Writer, log *slog.Logger) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
 	log = log.With("channel", Name)
-	c, err := openStore(ctx, cfg, log)
+	if lease == nil {
+		lease = soloLease{}
+	}
+	var c *sqlstore.Container
+	err := withUpgradeLock(ctx, lease, leaseOwner(), time.Second, func() (err error) {
+		c, err = openStore(ctx, cfg, log)
+		return err
+	})
 	if err != nil {
 		return err
 	}

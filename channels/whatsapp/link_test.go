@@ -33,7 +33,7 @@ func TestLinkWithoutNetworkFailsClearly(t *testing.T) {
 	l.Close()
 
 	var out bytes.Buffer
-	err = Link(context.Background(), linkConfig(t, "http://"+addr), "", &out, discardLog())
+	err = Link(context.Background(), linkConfig(t, "http://"+addr), nil, "", &out, discardLog())
 	if err == nil || !strings.Contains(err.Error(), "link whatsapp: connect to WhatsApp") {
 		t.Fatalf("Link = %v, want a clear connect error", err)
 	}
@@ -79,7 +79,7 @@ func TestLinkAlreadyLinkedStore(t *testing.T) {
 	pairDevice(t, c)
 	c.Close()
 	var out bytes.Buffer
-	if err := Link(context.Background(), cfg, "", &out, discardLog()); err != nil {
+	if err := Link(context.Background(), cfg, nil, "", &out, discardLog()); err != nil {
 		t.Fatalf("Link on a linked store: %v", err)
 	}
 	if !strings.Contains(out.String(), "already linked to +447700900999") {
@@ -88,7 +88,7 @@ func TestLinkAlreadyLinkedStore(t *testing.T) {
 }
 
 func TestLinkRejectsBadConfig(t *testing.T) {
-	err := Link(context.Background(), Config{Store: "mysql://x"}, "", io.Discard, discardLog())
+	err := Link(context.Background(), Config{Store: "mysql://x"}, nil, "", io.Discard, discardLog())
 	if err == nil || !strings.Contains(err.Error(), "channels.whatsapp.store") {
 		t.Errorf("Link = %v, want the config error", err)
 	}

@@ -3,12 +3,7 @@ package whatsapp
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
-
-	"go.mau.fi/whatsmeow"
-	"go.mau.fi/whatsmeow/types"
-	"go.mau.fi/whatsmeow/types/events"
 
 	"github.com/botgw/botgw"
 )
@@ -39,7 +34,12 @@ func (a *Adapter) Listen(ctx context.Context, deliver botgw.Deliver) error {
 			a.waitForLink(ctx, err)
 			continue
 		}
-		switch a.hold(ctx, cli) {
+		logins := a.logins.Load()
+		out := a.hold(ctx, cli)
+		if a.logins.Load() != logins {
+			loggedOuts = 0 // a login since: the device was fine again
+		}
+		switch out {
 		case parked:
 			<-ctx.Done()
 		case loggedOut: // back off: a store whose device could not be deleted logs out again at once
@@ -62,7 +62,7 @@ func (a *Adapter) waitForLink(ctx context.Context, err error) {
 	case a.state.get().State != StateLoggedOut:
 		a.setState(StateNotLinked, err.Error())
 	}
-	sleep(ctx, a.tm.relinkPoll)
+	a.wait(ctx, a.tm.relinkPoll)
 }
 
 // hold runs one session on cli while the lease lasts, then disconnects and
@@ -95,9 +95,12 @@ func (a *Adapter) hold(ctx context.Context, cli client) outcome {
 type session struct {
 	a         *Adapter
 	cli       client
-	evs       chan any // connection events from the whatsmeow handler
-	attempts  int      // failed connects since the last login
-	takeovers int      // times another client took this session over
+	evs       chan any  // connection events from the whatsmeow handler
+	attempts  int       // connects since the connection was last healthy: the back-off's exponent
+	up        time.Time // when the current connection logged in (zero: not logged in)
+	recent    []time.Time
+	alarmed   time.Time // when the reconnect alarm was last raised
+	takeovers int       // times another client took this session over
 	stop      context.CancelFunc
 }
 
@@ -115,206 +118,4 @@ func (s *session) run(ctx context.Context) outcome {
 			}
 		}
 	}
-}
-
-// connect dials until a connection is up (true) or ctx ends (false),
-// waiting an exponential backoff with jitter between attempts.
-func (s *session) connect(ctx context.Context) bool {
-	for {
-		if s.attempts == 0 {
-			s.a.setState(StateConnecting, "logging in to WhatsApp")
-		}
-		s.disconnect()
-		stop, err := dial(ctx, s.cli, s.a.tm.connectTimeout)
-		if err == nil {
-			s.stop = stop
-			return true
-		}
-		if ctx.Err() != nil {
-			return false
-		}
-		s.attempts++
-		wait := backoff(s.a.tm.backoffMin, s.a.tm.backoffMax, s.attempts)
-		s.a.log.Warn("whatsapp connect failed", "err", err, "attempt", s.attempts, "retry_in", wait)
-		s.a.setState(StateDisconnected, fmt.Sprintf("cannot reach WhatsApp (%v); retrying", err))
-		s.a.state.update(func(st *State) { st.Reconnects = s.attempts })
-		if !sleep(ctx, wait) {
-			return false
-		}
-	}
-}
-
-// reconnect waits a backoff after a lost connection, then connects again.
-func (s *session) reconnect(ctx context.Context, why string) bool {
-	s.a.setCurrent(nil)
-	s.disconnect()
-	s.attempts++
-	wait := backoff(s.a.tm.backoffMin, s.a.tm.backoffMax, s.attempts)
-	s.a.setState(StateDisconnected, why+"; reconnecting")
-	s.a.state.update(func(st *State) { st.Reconnects = s.attempts })
-	return sleep(ctx, wait) && s.connect(ctx)
-}
-
-func (s *session) disconnect() {
-	s.cli.Disconnect()
-	if s.stop != nil {
-		s.stop()
-		s.stop = nil
-	}
-}
-
-// on applies one connection event; done reports that the session ended.
-func (s *session) on(ctx context.Context, ev any) (out outcome, done bool) {
-	switch e := ev.(type) {
-	case *events.Connected:
-		s.connected(ctx)
-		s.available(ctx)
-	case *events.PushNameSetting: // the name arrived after connecting
-		s.available(ctx)
-	case *events.KeepAliveRestored:
-		s.a.setState(StateConnected, "")
-	case *events.Disconnected:
-		if s.cli.IsConnected() {
-			return retry, false // stale: already connected again
-		}
-		return retry, !s.reconnect(ctx, "connection to WhatsApp lost")
-	case *events.KeepAliveTimeout:
-		return retry, !s.keepAliveFailed(ctx, e)
-	case *events.ConnectFailure:
-		return retry, !s.reconnect(ctx, fmt.Sprintf("WhatsApp refused the connection (%d %s)", int(e.Reason), e.Message))
-	case *events.CATRefreshError:
-		return retry, !s.reconnect(ctx, fmt.Sprintf("WhatsApp token refresh failed (%v)", e.Error))
-	case *events.TemporaryBan:
-		return retry, !s.banned(ctx, e)
-	case *events.LoggedOut:
-		s.loggedOut(e)
-		return loggedOut, true
-	case *events.StreamReplaced:
-		return retry, !s.replaced(ctx)
-	case redeliver:
-		return retry, !s.redeliver(ctx)
-	case *events.ClientOutdated:
-		s.park(StateOutdated, "WhatsApp rejected this client version (405 client outdated): update botgw to a release with a newer whatsmeow")
-		return parked, true
-	}
-	return retry, false
-}
-
-func (s *session) connected(ctx context.Context) {
-	s.attempts = 0
-	s.a.setCurrent(s.cli)
-	if len(s.a.operators) > 0 {
-		go s.a.resolveOperators(ctx, s.cli)
-	}
-	pn, _ := s.cli.OwnIDs()
-	s.a.state.update(func(st *State) {
-		st.Linked, st.JID, st.Reconnects, st.BanExpires = true, pn.String(), 0, time.Time{}
-	})
-	s.a.setState(StateConnected, "")
-}
-
-// available marks the account online, as WhatsApp Web does once connected:
-// only then does WhatsApp send delivery receipts as for an active client
-// and show "typing…". WhatsApp refuses it until the account's push name
-// has synced (it comes as a PushNameSetting event, which calls this again).
-func (s *session) available(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(ctx, presenceTimeout)
-	defer cancel()
-	switch err := s.cli.SendPresence(ctx, types.PresenceAvailable); {
-	case errors.Is(err, whatsmeow.ErrNoPushName):
-		s.a.log.Debug("whatsapp presence waits for the account's push name")
-	case err != nil:
-		s.a.log.Warn("whatsapp presence not sent", "err", err)
-	}
-}
-
-// redeliver waits until Redis answers again (a lease renewal goes
-// through), then reconnects: WhatsApp redelivers unacknowledged messages
-// only on a new connection. False means the session ended meanwhile.
-func (s *session) redeliver(ctx context.Context) bool {
-	for attempt := 1; ; attempt++ {
-		ok, err := s.a.renewOnce(ctx, s.a.ttl/3)
-		if err == nil && !ok {
-			return false // the lease is gone: the renew loop ends the session
-		}
-		if err == nil {
-			break
-		}
-		if !sleep(ctx, backoff(s.a.tm.backoffMin, s.a.tm.backoffMax, attempt)) {
-			return false
-		}
-	}
-	s.a.redeliverWanted.Store(false)
-	s.a.counts.forcedReconnect.Add(1)
-	s.a.log.Warn("whatsapp reconnecting so WhatsApp redelivers the messages that could not be stored")
-	s.attempts = 0
-	return s.reconnect(ctx, "reconnecting so WhatsApp redelivers messages that could not be stored")
-}
-
-// replaced handles another client taking the session (StreamReplaced).
-// When this replica lost the lease, another replica connected: the session
-// ends and the replica goes back to standby (false). When it still holds
-// the lease, a foreign client (WhatsApp Web on a laptop, another botgw
-// deployment on the same store) took it: park, holding the lease so other
-// replicas do not fight for it, alert, and connect again after a back-off
-// that grows with each replacement.
-func (s *session) replaced(ctx context.Context) bool {
-	s.a.setCurrent(nil)
-	s.disconnect()
-	if ok, err := s.a.renewOnce(ctx, s.a.ttl/3); err == nil && !ok {
-		s.a.log.Warn("whatsapp session taken over by the replica that now holds the lease; standing by")
-		return false
-	}
-	s.takeovers++
-	s.a.counts.parked.Add(1)
-	wait := backoff(s.a.tm.replacedMin, s.a.tm.replacedMax, s.takeovers)
-	at := s.a.clock().Add(wait)
-	s.a.state.update(func(st *State) { st.RetryAt = at })
-	s.a.setState(StateReplaced, fmt.Sprintf("another client connected with this WhatsApp session (%d times so far), so this gateway disconnected; it connects again at %s. If WhatsApp Web or another botgw deployment uses this number, log it out (Settings → Linked devices)", s.takeovers, at.UTC().Format(time.RFC3339)))
-	if !sleep(ctx, wait) {
-		return false
-	}
-	s.a.state.update(func(st *State) { st.RetryAt = time.Time{} })
-	s.attempts = 0
-	return s.connect(ctx)
-}
-
-// keepAliveFailed reports failing pings, and reconnects once they have
-// failed for keepAliveMax (whatsmeow's own forced reconnect is off).
-func (s *session) keepAliveFailed(ctx context.Context, e *events.KeepAliveTimeout) bool {
-	since := e.LastSuccess.Format(time.RFC3339)
-	if time.Since(e.LastSuccess) < s.a.tm.keepAliveMax {
-		s.a.setState(StateKeepAlive, fmt.Sprintf("WhatsApp keep-alive pings failing since %s (%d failures)", since, e.ErrorCount))
-		return true
-	}
-	return s.reconnect(ctx, "WhatsApp keep-alive pings failing since "+since)
-}
-
-// banned waits out a temporary ban, holding the lease, then reconnects.
-func (s *session) banned(ctx context.Context, e *events.TemporaryBan) bool {
-	s.a.setCurrent(nil)
-	s.disconnect()
-	wait, expiry := e.Expire, ""
-	if wait <= 0 {
-		wait, expiry = s.a.tm.banRetry, "unknown expiry; retrying at "
-	}
-	until := time.Now().Add(wait)
-	s.a.state.update(func(st *State) { st.BanExpires = until })
-	s.a.setState(StateBanned, fmt.Sprintf("WhatsApp temporarily banned this number: %v (%s%s)", e.Code, expiry, until.Format(time.RFC3339)))
-	return sleep(ctx, wait) && s.connect(ctx)
-}
-
-// loggedOut alerts the operator: the device was unlinked (from the phone
-// or by WhatsApp) and whatsmeow deleted the session.
-func (s *session) loggedOut(e *events.LoggedOut) {
-	s.a.setCurrent(nil)
-	s.a.state.update(func(st *State) { st.Linked, st.JID = false, "" })
-	s.a.setState(StateLoggedOut, fmt.Sprintf("the WhatsApp device was logged out (%s): re-link it with `botgw whatsapp link -config FILE`", e.PermanentDisconnectDescription()))
-}
-
-// park stops the session for good: reconnecting would fight another client
-// or be refused again.
-func (s *session) park(st ConnState, detail string) {
-	s.a.setCurrent(nil)
-	s.a.setState(st, detail)
 }

@@ -71,8 +71,8 @@ func TestConnectFailuresBackOffThenConnect(t *testing.T) {
 	if !strings.Contains(logs.String(), "retry_in") {
 		t.Errorf("logs do not report the backoff:\n%s", logs)
 	}
-	if s := a.State(); s.Reconnects != 0 {
-		t.Errorf("Reconnects = %d after login, want 0", s.Reconnects)
+	if s := a.State(); s.Reconnects != 3 {
+		t.Errorf("Reconnects = %d after login, want 3: the back-off is reset only by a healthy connection", s.Reconnects)
 	}
 }
 

@@ -14,40 +14,44 @@ const (
 	defaultTypingDelay   = "1s..8s"
 )
 
-// paceSend runs before each message part: "composing…" in the chat for a
-// human-like pause proportional to the part's length, then a slot of the
-// linked number's rate (one every 60s/rate_per_minute, shared by every
-// replica). The pause comes first so that sends stay at least an interval
-// apart. Without a pacer (tests of other behaviour) it does nothing.
-func (a *Adapter) paceSend(ctx context.Context, cli client, to types.JID, text string) error {
-	if a.pacer == nil {
-		return nil
+// gate runs before each message part, in this order: wait while the
+// number is held; "composing…" in the chat for a human-like pause
+// proportional to the part's length; a slot of the cold rate (for a chat
+// whose player never wrote first) and of the number's rate (one every
+// 60s/rate_per_minute, shared by every replica); one of the day's sends.
+// The pause comes before the slots so that sends stay at least an
+// interval apart. Without a pacer (tests of other behaviour) only the hold
+// and the daily cap apply.
+func (a *Adapter) gate(ctx context.Context, cli client, to types.JID, text string) error {
+	if err := a.waitHold(ctx); err != nil {
+		return fmt.Errorf("wait for the number's hold to end: %w", err)
 	}
+	if a.pacer != nil {
+		if err := a.paceSend(ctx, cli, to, text); err != nil {
+			return err
+		}
+	}
+	if err := a.takeDaily(ctx); err != nil {
+		return fmt.Errorf("wait for the number's daily cap: %w", err)
+	}
+	return nil
+}
+
+func (a *Adapter) paceSend(ctx context.Context, cli client, to types.JID, text string) error {
 	if d := a.typingDelay.For(text); d > 0 {
 		a.presence(ctx, cli, to, types.ChatPresenceComposing)
 		if err := a.pacer.Sleep(ctx, d); err != nil {
 			return err
 		}
 	}
-	if err := a.pacer.Wait(ctx, nil, a.numberRule(cli)); err != nil {
+	rules, err := a.rules(ctx, cli, to)
+	if err != nil {
+		return err
+	}
+	if err := a.pacer.Wait(ctx, nil, rules...); err != nil {
 		return fmt.Errorf("wait for the number's send limit: %w", err)
 	}
 	return nil
-}
-
-// numberRule is the limit of the linked number, evenly spaced (no burst:
-// bursts are what gets numbers flagged).
-func (a *Adapter) numberRule(cli client) pace.Rule {
-	rate := a.cfg.RatePerMinute
-	if rate == 0 {
-		rate = defaultRatePerMinute
-	}
-	pn, lid := cli.OwnIDs()
-	number := pn.User
-	if number == "" {
-		number = lid.User
-	}
-	return pace.Rule{Key: "whatsapp:" + number, Limit: pace.PerMinute(rate, 1)}
 }
 
 // typingRange is the configured typing pause; Validate has checked it.

@@ -34,8 +34,19 @@ type redeliver struct{}
 // see persist) and queues connection events for the session loop; it never
 // sends and never waits for a reply. Returning false withholds the ack, so
 // WhatsApp redelivers a message that could not be stored.
+//
+// A panic is recovered here, not left to whatsmeow: its dispatchEvent
+// recovers it too, but then reports success (client.go), so the message
+// would be acknowledged without being stored.
 func (a *Adapter) handler(ctx context.Context, cli client, evs chan<- any) whatsmeow.EventHandlerWithSuccessStatus {
-	return func(evt any) bool {
+	return func(evt any) (ok bool) {
+		defer func() {
+			if r := recover(); r != nil {
+				a.counts.panics.Add(1)
+				a.log.Error("whatsapp event handler panicked; the event stays unacknowledged", "event", fmt.Sprintf("%T", evt), "panic", fmt.Sprint(r))
+				ok = false
+			}
+		}()
 		switch e := evt.(type) {
 		case *events.Message:
 			return a.receive(ctx, cli, e, evs)
@@ -60,22 +71,32 @@ func queue(a *Adapter, evs chan<- any, evt any) {
 	}
 }
 
-// receive normalises one message and makes it durable.
+// receive normalises one message and makes it durable. A message that
+// cannot be stored stays unacknowledged (WhatsApp redelivers it after the
+// reconnect that redeliver asks for), unless it failed poisonAfter times
+// while the store took other writes: then it is the message's fault, and
+// it is kept as a dead letter and acknowledged.
 func (a *Adapter) receive(ctx context.Context, cli client, e *events.Message, evs chan<- any) bool {
 	in, ok, err := a.normalize(ctx, cli, e)
 	switch {
 	case err != nil:
 		a.counts.storeFailed.Add(1)
 		a.log.Error("whatsapp message not stored; it stays unacknowledged and WhatsApp redelivers it after a reconnect", "err", err)
+		in = unresolved(e, err)
 	case !ok:
 		a.Ignore()
 		return true
 	default:
 		a.classify(&in)
 		if a.persist(ctx, in) {
+			a.failures.forget(in.ID)
+			a.noteWrote(ctx, in)
 			a.noteStored(ctx, in)
 			return true
 		}
+	}
+	if a.poisoned(ctx, in) {
+		return true
 	}
 	if a.redeliverWanted.CompareAndSwap(false, true) {
 		queue(a, evs, redeliver{})

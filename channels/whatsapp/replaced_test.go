@@ -1,6 +1,7 @@
 package whatsapp
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -36,14 +37,24 @@ func TestStreamReplacedAfterLosingLeaseStandsBy(t *testing.T) {
 	}
 }
 
-// A foreign client took the session while this replica still holds the
-// lease: it parks (state, metric, alert), keeps the lease so other
-// replicas do not fight, and connects again after a back-off.
-func TestStreamReplacedWhileHoldingParksThenRetries(t *testing.T) {
+// A foreign client with the same keys took the session while this replica
+// still holds the lease: it parks (state, metric, alert naming the real
+// causes), keeps the lease so other replicas do not fight, and stays off —
+// no timed retry that would kick the other client and drift the
+// encryption state — until an operator asks to reconnect, on any replica.
+func TestStreamReplacedWhileHoldingStaysOffUntilOperatorReconnects(t *testing.T) {
 	lease := newMemLease()
 	f := newFakeClient()
 	a, logs := testAdapter(Config{}, lease, openFake(f))
-	a.tm.replacedMin, a.tm.replacedMax = 20*time.Millisecond, 20*time.Millisecond
+	a.tm.resumePoll = 7 * time.Millisecond
+	polled := make(chan struct{}, 1000)
+	sleepFor := a.wait
+	a.wait = func(ctx context.Context, d time.Duration) bool {
+		if d == a.tm.resumePoll {
+			polled <- struct{}{}
+		}
+		return sleepFor(ctx, d)
+	}
 	listen(t, a, (&channeltest.Store{}).Deliver)
 	f.waitCall(t, "connect")
 	f.emit(t, &events.Connected{})
@@ -51,20 +62,34 @@ func TestStreamReplacedWhileHoldingParksThenRetries(t *testing.T) {
 
 	f.emit(t, &events.StreamReplaced{})
 	f.waitCall(t, "disconnect")
-	f.waitCall(t, "connect") // after the back-off
-	f.emit(t, &events.Connected{})
-	waitState(t, a, StateConnected)
+	waitState(t, a, StateReplaced)
+	for range 20 { // twenty looks for an operator's request, and no connect meanwhile
+		<-polled
+	}
+	if n := f.connectCount(); n != 1 {
+		t.Fatalf("%d connects while parked: the parked replica fought the other client", n)
+	}
 	if lease.holder(leaseName) != a.owner {
 		t.Error("the parked replica gave the lease up")
 	}
 	if n := a.EventCounts()["stream_replaced"]; n != 1 {
 		t.Errorf("stream_replaced count %d, want 1", n)
 	}
-	if !strings.Contains(logs.String(), "level=ERROR msg=\"whatsapp connection state\" state=stream_replaced") ||
-		!strings.Contains(logs.String(), "connects again at") {
-		t.Errorf("no alert naming the retry:\n%s", logs)
+	alert := logs.String()
+	if !strings.Contains(alert, "level=ERROR msg=\"whatsapp connection state\" state=stream_replaced") ||
+		!strings.Contains(alert, "second botgw deployment") || !strings.Contains(alert, "copy of it") {
+		t.Errorf("no alert naming the real causes:\n%s", alert)
 	}
-	if !a.State().RetryAt.IsZero() {
-		t.Error("RetryAt kept after reconnecting")
+	if strings.Contains(alert, "log it out") || strings.Contains(alert, "WhatsApp Web") {
+		t.Errorf("the alert tells the operator to unlink a device, which can unlink the bot:\n%s", alert)
 	}
+
+	other, _ := testAdapter(Config{}, nil, nil) // another replica takes the operator's request
+	other.shared = a.shared
+	if err := other.Actions()["reconnect"](context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	f.waitCall(t, "connect")
+	f.emit(t, &events.Connected{})
+	waitState(t, a, StateConnected)
 }

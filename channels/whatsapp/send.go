@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"go.mau.fi/whatsmeow"
@@ -21,11 +20,14 @@ import (
 )
 
 // Send delivers a reply, converted to WhatsApp formatting and split on
-// paragraph boundaries, in order. Each part is retried with backoff; a
-// failure is a *botgw.PlatformError (Permanent when the chat cannot be
-// sent to at all), and when the engine retries the reply, parts WhatsApp
-// already took are not sent again (within this process). Only the replica
-// holding the session can send; others return a retryable PlatformError.
+// paragraph boundaries, in order. Each part waits for the number's hold,
+// pace and daily cap (gate), then is retried with backoff; a failure is a
+// *botgw.PlatformError (Permanent when the chat cannot be sent to at all),
+// and when the engine retries the reply, parts WhatsApp already took are
+// not sent again (within this process). A refusal that restricts the
+// whole number (see restriction) holds it on every replica and the part
+// waits for the hold's end instead of failing. Only the replica holding
+// the session can send; others return a retryable PlatformError.
 func (a *Adapter) Send(ctx context.Context, m botgw.Outbound) error {
 	to, err := recipient(m.Chat)
 	if err != nil {
@@ -35,18 +37,9 @@ func (a *Adapter) Send(ctx context.Context, m botgw.Outbound) error {
 	if cli == nil {
 		return &botgw.PlatformError{Channel: Name, Err: fmt.Errorf("not connected to WhatsApp on this replica (%s)", a.state.get().State)}
 	}
-	if wait := a.limited.remaining(); wait > 0 {
-		err := fmt.Errorf("WhatsApp rate-limited this number; not sending for %v", wait.Round(time.Second))
-		return &botgw.PlatformError{Channel: Name, RetryAfter: wait, Err: err}
-	}
 	parts := numbered(markup.WhatsApp.Render(m.Text), m.Choices)
 	for i := max(a.progress.Sent(m.ID), m.Sent); i < len(parts); i++ {
-		if err := a.paceSend(ctx, cli, to, parts[i]); err != nil {
-			a.progress.Record(m.ID, i)
-			return &botgw.PlatformError{Channel: Name, Sent: i, Err: fmt.Errorf("part %d of %d to %s: %w", i+1, len(parts), m.Chat, err)}
-		}
-		msg := &waE2E.Message{Conversation: proto.String(parts[i])}
-		if err := a.sendPart(ctx, cli, to, msg, messageID(m, i)); err != nil {
+		if err := a.sendOne(ctx, cli, to, m, i, parts[i]); err != nil {
 			a.progress.Record(m.ID, i)
 			return a.sendError(m.Chat, i, len(parts), err)
 		}
@@ -55,15 +48,49 @@ func (a *Adapter) Send(ctx context.Context, m botgw.Outbound) error {
 	return nil
 }
 
+// sendOne sends part i of m once the gate lets it.
+func (a *Adapter) sendOne(ctx context.Context, cli client, to types.JID, m botgw.Outbound, i int, text string) error {
+	if err := a.gate(ctx, cli, to, text); err != nil {
+		return errGate{err}
+	}
+	msg := &waE2E.Message{Conversation: proto.String(text)}
+	err := a.sendPart(ctx, cli, to, msg, messageID(m, i))
+	if err != nil {
+		if h, held := a.restriction(ctx, err); held {
+			return errHeld{err: err, hold: h}
+		}
+	}
+	return err
+}
+
+// errGate is a part that never reached WhatsApp: its wait ended (ctx, or
+// Redis failing). Retrying the reply later is right.
+type errGate struct{ error }
+
+func (e errGate) Unwrap() error { return e.error }
+
+// errHeld is a part WhatsApp refused in a way that held the whole number.
+type errHeld struct {
+	err  error
+	hold Hold
+}
+
+func (e errHeld) Error() string { return e.err.Error() + " (number held: " + e.hold.Reason + ")" }
+func (e errHeld) Unwrap() error { return e.err }
+
 // sendError turns a failed part into a *botgw.PlatformError: Permanent for
-// what WhatsApp refused, RetryAfter (and a pause of every send from this
-// number) for a rate-over-limit.
+// what WhatsApp refused for this chat alone; for a refusal that held the
+// number, retryable after a short while (the retry's gate then waits for
+// the hold's end, noticing an operator lifting it).
 func (a *Adapter) sendError(chat botgw.ChatKey, i, n int, err error) error {
-	pe := &botgw.PlatformError{Channel: Name, Permanent: permanent(err), Sent: i,
-		Err: fmt.Errorf("part %d of %d to %s: %w", i+1, n, chat, err)}
-	if errors.Is(err, whatsmeow.ErrIQRateOverLimit) {
-		pe.RetryAfter = a.limited.pause(a.tm.rateLimitPause)
-		a.log.Error("WhatsApp rate-limited this number: pausing every send", "for", pe.RetryAfter)
+	pe := &botgw.PlatformError{Channel: Name, Sent: i, Err: fmt.Errorf("part %d of %d to %s: %w", i+1, n, chat, err)}
+	var g errGate
+	var h errHeld
+	switch {
+	case errors.As(err, &h):
+		pe.RetryAfter = min(max(h.hold.Until.Sub(a.clock()), time.Second), a.tm.holdPoll)
+	case !errors.As(err, &g):
+		pe.Permanent = permanent(err)
 	}
 	return pe
 }
@@ -113,29 +140,6 @@ func permanent(err error) bool {
 		}
 	}
 	return strings.Contains(err.Error(), "no LID found for")
-}
-
-// rateLimit is a pause of every send from the linked number after WhatsApp
-// answered rate-over-limit (429): sending on would deepen the limit.
-type rateLimit struct {
-	mu    sync.Mutex
-	until time.Time
-	now   func() time.Time
-}
-
-// pause stops sends for d from now and returns d.
-func (r *rateLimit) pause(d time.Duration) time.Duration {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.until = r.now().Add(d)
-	return d
-}
-
-// remaining is how long sends stay paused (0: not paused).
-func (r *rateLimit) remaining() time.Duration {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return max(r.until.Sub(r.now()), 0)
 }
 
 // recipient is the JID of a whatsapp chat key: a user (phone number or LID)

@@ -72,11 +72,12 @@ func TestSendReusesOneMessageIDPerPart(t *testing.T) {
 	}
 }
 
-// What WhatsApp refused, or a number that is not on WhatsApp, is sent once
-// and reported as permanent (a dead letter), not retried.
+// What WhatsApp refused for this message alone (479 follows a message the
+// recipient could not decrypt), or a number that is not on WhatsApp, is
+// sent once and reported as permanent (a dead letter), not retried.
 func TestSendRefusalIsPermanentAndNotResent(t *testing.T) {
 	for name, err := range map[string]error{
-		"server returned error": fmt.Errorf("%w %d", whatsmeow.ErrServerReturnedError, 463),
+		"server returned error": fmt.Errorf("%w %d", whatsmeow.ErrServerReturnedError, 479),
 		"no LID found":          errors.New("no LID found for 447700900000@s.whatsapp.net from server"),
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -94,28 +95,45 @@ func TestSendRefusalIsPermanentAndNotResent(t *testing.T) {
 	}
 }
 
-// A rate-over-limit is not retried within seconds: the reply gets a long
-// RetryAfter, and every send from the number waits it out.
-func TestSendRateOverLimitPausesTheNumber(t *testing.T) {
+// A rate-over-limit holds the whole number: the reply fails retryably, and
+// every send from the number — to any chat — waits for the hold's end
+// (nothing attempted meanwhile, nothing lost), then goes.
+func TestSendRateOverLimitHoldsTheNumber(t *testing.T) {
 	a, f, _, _ := connected(t, Config{})
-	now := time.Date(2026, 11, 20, 18, 0, 0, 0, time.UTC)
-	a.clock = func() time.Time { return now }
+	clock := &fakeClock{now: time.Date(2026, 11, 20, 18, 0, 0, 0, time.UTC)}
+	a.clock = clock.Now
+	checked := make(chan struct{}, 1000)
+	a.wait = func(ctx context.Context, d time.Duration) bool {
+		select {
+		case checked <- struct{}{}:
+		default:
+		}
+		return sleep(ctx, d)
+	}
 	f.sendErr = []error{fmt.Errorf("failed to get user info for x to fill LID cache: %w", whatsmeow.ErrIQRateOverLimit)}
 	err := a.Send(context.Background(), reply(alicePN.String(), "hello"))
 	var pe *botgw.PlatformError
-	if !errors.As(err, &pe) || pe.Permanent || pe.RetryAfter != time.Hour {
-		t.Fatalf("Send = %#v, want a retryable PlatformError with RetryAfter 1h", err)
+	if !errors.As(err, &pe) || pe.Permanent || pe.RetryAfter <= 0 {
+		t.Fatalf("Send = %#v, want a retryable PlatformError", err)
 	}
-	now = now.Add(20 * time.Minute)
-	err = a.Send(context.Background(), reply(group.String(), "hi all"))
-	if !errors.As(err, &pe) || pe.RetryAfter != 40*time.Minute {
-		t.Fatalf("Send to another chat during the pause = %v, want RetryAfter 40m", err)
+	h, _ := a.currentHold(context.Background())
+	if h.Code != 429 || !h.Until.Equal(clock.Now().Add(time.Hour)) {
+		t.Fatalf("hold %+v, want 429 until an hour from now", h)
+	}
+	clock.advance(20 * time.Minute)
+	done := make(chan error, 1)
+	go func() { done <- a.Send(context.Background(), reply(group.String(), "hi all")) }()
+	for range 50 { // the held send looks at the hold again and again, sending nothing
+		<-checked
 	}
 	if n := len(f.attemptsOf()); n != 1 {
-		t.Fatalf("%d send attempts, want 1: nothing sent during the pause", n)
+		t.Fatalf("%d send attempts, want 1: nothing sent during the hold", n)
 	}
-	now = now.Add(41 * time.Minute)
-	if err := a.Send(context.Background(), reply(group.String(), "hi all")); err != nil {
-		t.Fatalf("Send after the pause: %v", err)
+	clock.advance(41 * time.Minute)
+	if err := <-done; err != nil {
+		t.Fatalf("Send after the hold: %v", err)
+	}
+	if got := f.sentTexts(); len(got) != 1 || got[0] != "hi all" {
+		t.Errorf("sent %q, want the held message once", got)
 	}
 }

@@ -1,6 +1,7 @@
 package whatsapp
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -20,7 +21,7 @@ const (
 	StateKeepAlive    ConnState = "keepalive_timeout" // keep-alive pings failing
 	StateLoggedOut    ConnState = "logged_out"        // the device was unlinked: re-link
 	StateBanned       ConnState = "temporarily_banned"
-	StateReplaced     ConnState = "stream_replaced" // another client took the session; retried after a back-off
+	StateReplaced     ConnState = "stream_replaced" // another client with the same keys took the session; off until an operator reconnects
 	StateOutdated     ConnState = "client_outdated" // WhatsApp rejects this whatsmeow version
 )
 
@@ -37,11 +38,16 @@ type State struct {
 	LeaseHeld bool `json:"lease_held"`
 	// BanExpires is when a temporary ban ends (zero if unknown or none).
 	BanExpires time.Time `json:"ban_expires,omitzero"`
-	// RetryAt is when a session another client took over is tried again
-	// (state stream_replaced).
-	RetryAt time.Time `json:"retry_at,omitzero"`
-	// Reconnects counts connection attempts since the last successful login.
+	// Reconnects counts connection attempts since the connection was last
+	// healthy: the exponent of the reconnect back-off.
 	Reconnects int `json:"reconnects,omitempty"`
+	// Hold is the number's hold while one is in force (every replica's
+	// sends wait for its end).
+	Hold *Hold `json:"hold,omitempty"`
+	// SentToday counts the number's messages this UTC day, all replicas
+	// together, against DailyCap.
+	SentToday int64 `json:"sent_today"`
+	DailyCap  int   `json:"daily_cap"`
 }
 
 // usable reports whether this replica is fine: connected, or standing by
@@ -104,6 +110,21 @@ func (a *Adapter) Health() error {
 // the engine runs this channel's turns only where replies can be sent.
 func (a *Adapter) Holding() bool { return a.State().LeaseHeld }
 
+// statusTimeout bounds the Redis reads of Status.
+const statusTimeout = 2 * time.Second
+
 // Status is the link and connection state for the operator API
-// (GET /v1/admin/whatsapp).
-func (a *Adapter) Status() any { return a.State() }
+// (GET /v1/admin/whatsapp), with the number's hold and the day's sends as
+// every replica sees them.
+func (a *Adapter) Status() any {
+	s := a.State()
+	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
+	defer cancel()
+	now := a.clock()
+	if h, err := a.shared.hold(ctx, a.number()); err == nil && h.active(now) {
+		s.Hold = &h
+	}
+	s.SentToday, _ = a.shared.sentOn(ctx, a.number(), day(now))
+	s.DailyCap = a.cfg.dailyCap()
+	return s
+}

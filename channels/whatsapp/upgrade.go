@@ -15,8 +15,9 @@ const (
 )
 
 // withUpgradeLock runs open while holding the upgrade lease, waiting (every
-// poll) while another replica holds it. The lease expires by itself if a
-// replica dies while migrating.
+// poll) while another replica holds it, and renewing it every third of its
+// TTL while open runs (a long migration keeps it). The lease expires by
+// itself if a replica dies while migrating.
 func withUpgradeLock(ctx context.Context, lease Lease, owner string, poll time.Duration, open func() error) error {
 	for {
 		ok, err := lease.TryAcquire(ctx, upgradeLock, owner, upgradeLockTTL)
@@ -30,10 +31,32 @@ func withUpgradeLock(ctx context.Context, lease Lease, owner string, poll time.D
 			return fmt.Errorf("whatsapp store: waiting for another replica's upgrade: %w", ctx.Err())
 		}
 	}
+	stop := keepUpgradeLock(ctx, lease, owner, upgradeLockTTL/3)
 	defer func() {
+		stop()
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		_ = lease.Release(rctx, upgradeLock, owner)
 	}()
 	return open()
+}
+
+// keepUpgradeLock renews the upgrade lease every until stop is called.
+func keepUpgradeLock(ctx context.Context, lease Lease, owner string, every time.Duration) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				_, _ = lease.Renew(ctx, upgradeLock, owner, upgradeLockTTL)
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
 }

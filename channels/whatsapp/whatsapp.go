@@ -52,17 +52,23 @@ type Adapter struct {
 	deliver botgw.Deliver
 
 	progress  channels.Progress                               // parts of split replies already sent
-	limited   rateLimit                                       // sends paused after a rate-over-limit
 	clock     func() time.Time                                // time.Now; tests set a fake clock
-	wait      func(ctx context.Context, d time.Duration) bool // sleep; tests watch it
+	wait      func(ctx context.Context, d time.Duration) bool // sleep; tests set a fake clock
+	shared    *shared                                         // what the replicas share in Redis
+	closeMem  func()                                          // stops the in-process Redis, if shared is one
+	holdc     holdCache                                       // the number's hold as last read
+	probe     func(ctx context.Context) error                 // whether the store takes writes; nil: the lease answers
+	dead      botgw.DeadLetters                               // where input that can never be stored goes
+	failures  failures                                        // store failures per message id
 	counts    counts
 	aliases   Aliases   // pins each person's chat key
 	operators []string  // operators' numbers (digits)
 	ops       operators // operators' LIDs, resolved at login
-	looked    onceSet   // numbers whose LID was asked of WhatsApp
+	looked    lookups   // numbers whose LID was asked of WhatsApp, and when
 	backlog   backlog   // old messages waiting for their chat's one reply
 	// redeliverWanted is set while a reconnect for redelivery is queued.
 	redeliverWanted atomic.Bool
+	logins          atomic.Int64 // logins so far (a logged-out back-off starts over after one)
 
 	pacer       *pace.Pacer // the number's send rate and typing pauses; nil: unpaced
 	typingDelay pace.Range  // the typing pause's bounds
@@ -82,11 +88,18 @@ type timing struct {
 	relinkPoll             time.Duration // how often to look for a (re-)linked device
 	keepAliveMax           time.Duration // failing keep-alives this long force a reconnect
 	banRetry               time.Duration // wait after a ban without a known expiry
-	replacedMin            time.Duration // back-off after another client took the session, doubled per time
-	replacedMax            time.Duration
+	healthyAfter           time.Duration // a connection up this long resets the reconnect back-off
+	stormWindow            time.Duration // stormCount reconnects within it raise the alarm
+	stormCount             int
+	resumePoll             time.Duration // how often a parked session looks for an operator's reconnect
+	holdRecheck            time.Duration // a replica trusts its last read of the number's hold this long
+	holdPoll               time.Duration // a held send looks again this often (an operator may lift the hold)
+	reachOutHold           time.Duration // the number's hold after a 463 (reach-out timelock)
+	forbiddenHold          time.Duration // the number's hold after repeated 403s
+	poisonAfter            int           // store failures of one message (the store taking other writes) before it is dead-lettered
 	sendAttempts           int           // tries per message part
 	sendBackoff            time.Duration // first wait between send tries
-	rateLimitPause         time.Duration // every send waits this long after a rate-over-limit
+	rateLimitPause         time.Duration // the number's hold after a rate-over-limit (429)
 	typingEvery            time.Duration // "composing" renewal
 	storeAttempts          int           // tries to store one message inside the event handler
 	storeTimeout           time.Duration // bound on one try
@@ -105,8 +118,15 @@ var defaultTiming = timing{
 	relinkPoll:     30 * time.Second,
 	keepAliveMax:   3 * time.Minute,
 	banRetry:       time.Hour,
-	replacedMin:    time.Minute,
-	replacedMax:    30 * time.Minute,
+	healthyAfter:   2 * time.Minute,
+	stormWindow:    15 * time.Minute,
+	stormCount:     6,
+	resumePoll:     5 * time.Second,
+	holdRecheck:    time.Second,
+	holdPoll:       5 * time.Second,
+	reachOutHold:   24 * time.Hour,
+	forbiddenHold:  2 * time.Hour,
+	poisonAfter:    3,
 	sendAttempts:   4,
 	sendBackoff:    time.Second,
 	rateLimitPause: 10 * time.Minute,
@@ -123,6 +143,19 @@ type Option func(*Adapter)
 // WithAliases shares the pinned chat keys of WhatsApp users between
 // replicas (see Aliases); without it they live in this process only.
 func WithAliases(al Aliases) Option { return func(a *Adapter) { a.aliases = al } }
+
+// WithStoreProbe tells the adapter whether the store takes writes (the
+// gateway's readiness probe): a message that fails to store while the
+// probe passes is the message's fault, and after a few redeliveries it
+// goes to dead letters instead of being redelivered forever. Without it
+// the lease's renewal is the probe.
+func WithStoreProbe(probe func(ctx context.Context) error) Option {
+	return func(a *Adapter) { a.probe = probe }
+}
+
+// WithDeadLetters is where a message that can never be stored is kept
+// (then acknowledged); without it such a message stays unacknowledged.
+func WithDeadLetters(d botgw.DeadLetters) Option { return func(a *Adapter) { a.dead = d } }
 
 // WithPacer paces sends by p: the linked number's rate_per_minute, shared by
 // every replica, and the typing pause before each message. Without it the
@@ -158,6 +191,10 @@ func New(ctx context.Context, cfg Config, lease Lease, log *slog.Logger, opts ..
 	for _, o := range opts {
 		o(a)
 	}
+	if err := a.memShared(); err != nil {
+		c.Close()
+		return nil, err
+	}
 	a.initState(ctx)
 	return a, nil
 }
@@ -169,7 +206,6 @@ func newAdapter(cfg Config, lease Lease, log *slog.Logger, open func(context.Con
 	a := &Adapter{cfg: cfg, log: log, lease: lease, owner: leaseOwner(), ttl: cfg.leaseTTL(), tm: defaultTiming, open: open,
 		clock: time.Now, wait: sleep, aliases: &memAliases{},
 		typingDelay: cfg.typingRange()}
-	a.limited.now = func() time.Time { return a.clock() }
 	a.state.s = State{State: StateStopped, Since: time.Now()}
 	return a
 }
@@ -190,6 +226,9 @@ func (a *Adapter) Name() string { return Name }
 
 // Close closes the device store. Call it after Listen returned.
 func (a *Adapter) Close() error {
+	if a.closeMem != nil {
+		a.closeMem()
+	}
 	if a.store == nil {
 		return nil
 	}

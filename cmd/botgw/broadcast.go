@@ -4,7 +4,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/botgw/botgw/convo/broadcast"
-	"github.com/botgw/botgw/convo/metrics"
+	"github.com/botgw/botgw/webhooks/metrics"
 )
 
 // broadcastMetrics counts broadcast items: queued into their chats, and

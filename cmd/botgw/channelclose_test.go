@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw/channels/whatsapp"
-	"github.com/botgw/botgw/convo"
+	"github.com/botgw/botgw/convo/tools"
 )
 
 // openFiles counts this process's file descriptors on paths under dir.
@@ -115,7 +115,7 @@ func TestChannelsAreClosedOnShutdown(t *testing.T) {
 func TestChannelsAreClosedWhenStartUpFails(t *testing.T) {
 	dir := t.TempDir()
 	cfg := unlinkedWhatsApp(dir)
-	cfg.Tools = []convo.ToolConfig{{Name: "not a valid name!", URL: "http://127.0.0.1:1/"}} // fails after the channels are built
+	cfg.Tools = []tools.Config{{Name: "not a valid name!", URL: "http://127.0.0.1:1/"}} // fails after the channels are built
 	err := serve(context.Background(), cfg, slog.New(slog.DiscardHandler), nil)
 	if err == nil {
 		t.Fatal("serve started with a broken tool")

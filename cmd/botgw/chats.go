@@ -12,7 +12,8 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
-	"github.com/botgw/botgw/convo"
+	"github.com/botgw/botgw/convo/audit"
+	"github.com/botgw/botgw/convo/operator"
 	"github.com/botgw/botgw/state"
 )
 
@@ -67,7 +68,7 @@ func cmdChats(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 }
 
 type chatsCmd struct {
-	op   *convo.Operator
+	op   *operator.API
 	out  io.Writer
 	json bool
 }
@@ -103,12 +104,12 @@ func (c chatsCmd) show(ctx context.Context, k botgw.ChatKey) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(v)
 	}
-	printChat(c.out, v.(*convo.ChatView))
+	printChat(c.out, v.(*operator.ChatView))
 	return nil
 }
 
 // printChat renders a chat for a person at a terminal.
-func printChat(w io.Writer, v *convo.ChatView) {
+func printChat(w io.Writer, v *operator.ChatView) {
 	fmt.Fprintf(w, "%s  turns %d · %d B stored · expires in %s · tokens %d in / %d out · pending %d · outbox %d\n",
 		v.Chat, v.Turns, v.Size, v.TTL, v.Usage.InputTokens, v.Usage.OutputTokens, v.Pending, v.Outbox)
 	if v.PausedUntil != "" {
@@ -171,7 +172,7 @@ func (c chatsCmd) importChat(ctx context.Context, k botgw.ChatKey, in io.Reader)
 // caller closes the store. The command needs the gateway's own Redis: the
 // embedded one lives inside the gateway's process, so the admin API (route)
 // is the way in then. Warnings go to stderr.
-func openCLIOperator(ctx context.Context, cfg Config, route string, stderr io.Writer) (*convo.Operator, *state.Store, error) {
+func openCLIOperator(ctx context.Context, cfg Config, route string, stderr io.Writer) (*operator.API, *state.Store, error) {
 	if cfg.Redis.URL == "" && len(cfg.Redis.Addrs) == 0 {
 		return nil, nil, fmt.Errorf("redis.url is empty: the gateway's embedded Redis lives inside its process; use the admin API (%s) or set redis.url", route)
 	}
@@ -180,6 +181,6 @@ func openCLIOperator(ctx context.Context, cfg Config, route string, stderr io.Wr
 	if err != nil {
 		return nil, nil, fmt.Errorf("open store: %w", err)
 	}
-	op := &convo.Operator{Store: st, Trail: convo.NewAuditLog(st.AuditStream()), StateTTL: cfg.State.TTL, Log: log}
+	op := &operator.API{Store: st, Trail: audit.NewLog(st.AuditStream()), StateTTL: cfg.State.TTL, Log: log}
 	return op, st, nil
 }

@@ -14,7 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/botgw/botgw/convo"
+	"github.com/botgw/botgw/convo/audit"
+	"github.com/botgw/botgw/convo/operator"
 	"github.com/botgw/botgw/state"
 )
 
@@ -104,7 +105,7 @@ func TestChatsCLIShowsAndRestoresAConversation(t *testing.T) {
 			t.Errorf("chats show lacks %q:\n%s", want, out)
 		}
 	}
-	var v convo.ChatView
+	var v operator.ChatView
 	if err := json.Unmarshal([]byte(mustChats(t, path, nil, "show", "web:bob", "-json")), &v); err != nil {
 		t.Fatalf("chats show -json does not parse: %v", err)
 	}
@@ -157,7 +158,7 @@ func auditActions(t *testing.T, base string) []string {
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
-	var entries []convo.AuditEntry
+	var entries []audit.Entry
 	if err := json.NewDecoder(res.Body).Decode(&entries); err != nil {
 		t.Fatalf("audit: %v", err)
 	}

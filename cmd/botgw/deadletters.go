@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
-	"github.com/botgw/botgw/convo"
+	"github.com/botgw/botgw/convo/operator"
 	"github.com/botgw/botgw/state"
 )
 
@@ -61,7 +61,7 @@ func report(w io.Writer, what, id string, err error) error {
 	return nil
 }
 
-func listDeadLetters(ctx context.Context, op *convo.Operator, w io.Writer, cursor string, limit int, asJSON bool) error {
+func listDeadLetters(ctx context.Context, op *operator.API, w io.Writer, cursor string, limit int, asJSON bool) error {
 	if cursor != "" && !state.ValidDeadLetterID(cursor) {
 		return fmt.Errorf("-cursor %q: not a cursor this command printed", cursor)
 	}
@@ -70,7 +70,7 @@ func listDeadLetters(ctx context.Context, op *convo.Operator, w io.Writer, curso
 		return err
 	}
 	if asJSON {
-		return json.NewEncoder(w).Encode(map[string]any{"items": convo.Items(items), "next": next})
+		return json.NewEncoder(w).Encode(map[string]any{"items": operator.Items(items), "next": next})
 	}
 	for _, d := range items {
 		text := strings.ReplaceAll(d.Text, "\n", " ")

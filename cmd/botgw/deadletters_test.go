@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/botgw/botgw"
-	"github.com/botgw/botgw/convo"
+	"github.com/botgw/botgw/convo/audit"
 	"github.com/botgw/botgw/state"
 )
 
@@ -56,7 +56,7 @@ func TestDeadLettersCommandLine(t *testing.T) {
 	if err != nil || info.Pending != 1 {
 		t.Errorf("the retried reply is not queued in its chat: %+v %v", info, err)
 	}
-	entries, _ := convo.NewAuditLog(st.AuditStream()).Recent(ctx, 5)
+	entries, _ := audit.NewLog(st.AuditStream()).Recent(ctx, 5)
 	if len(entries) != 3 || entries[1].Actor != "cli" || entries[2].Action != "dead-letter retry" {
 		t.Errorf("audit = %+v", entries)
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/botgw/botgw/convo"
+	"github.com/botgw/botgw/convo/operator"
 )
 
 const (
@@ -82,7 +82,7 @@ func TestAppEventsReachTheNextTurnOverHTTP(t *testing.T) {
 	}
 }
 
-func showChat(t *testing.T, base, chat string) convo.ChatView {
+func showChat(t *testing.T, base, chat string) operator.ChatView {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, base+"/v1/admin/chats/"+strings.ReplaceAll(chat, ":", "%3A"), nil)
 	req.Header.Set("Authorization", "Bearer "+opsToken)
@@ -91,7 +91,7 @@ func showChat(t *testing.T, base, chat string) convo.ChatView {
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
-	var v convo.ChatView
+	var v operator.ChatView
 	if err := json.NewDecoder(res.Body).Decode(&v); err != nil || res.StatusCode != 200 {
 		t.Fatalf("show %s: %s %v", chat, res.Status, err)
 	}

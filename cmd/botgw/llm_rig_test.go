@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw/channels/web"
-	"github.com/botgw/botgw/convo"
+	"github.com/botgw/botgw/convo/tools"
 	"github.com/botgw/botgw/providers/providertest"
 )
 
@@ -74,8 +74,8 @@ func (g *gameAPI) requests() ([]gameCall, []string) {
 }
 
 // gameTools declares get_score and list_teams on the game's backend.
-func gameTools(base string) []convo.ToolConfig {
-	return []convo.ToolConfig{
+func gameTools(base string) []tools.Config {
+	return []tools.Config{
 		{Name: "get_score", Description: "The score of a team.", URL: base + "/api/score",
 			Parameters: map[string]any{"type": "object", "required": []any{"team"},
 				"properties": map[string]any{"team": map[string]any{"type": "string"}}},

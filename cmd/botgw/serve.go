@@ -17,11 +17,13 @@ import (
 	"github.com/botgw/botgw/channels/web"
 	"github.com/botgw/botgw/compaction"
 	"github.com/botgw/botgw/convo"
+	"github.com/botgw/botgw/convo/audit"
 	"github.com/botgw/botgw/convo/broadcast"
-	"github.com/botgw/botgw/convo/metrics"
+	"github.com/botgw/botgw/convo/operator"
 	"github.com/botgw/botgw/providers/limit"
 	"github.com/botgw/botgw/state"
 	"github.com/botgw/botgw/webhooks"
+	"github.com/botgw/botgw/webhooks/metrics"
 )
 
 // shutdownGrace bounds how long SIGTERM waits for in-flight turns.
@@ -199,7 +201,7 @@ func (gw *gateway) wire(ctx context.Context, cfg Config, tracer trace.Tracer, lo
 		return err
 	}
 	gw.watchChannels(met)
-	trail := convo.NewAuditLog(gw.store.AuditStream())
+	trail := audit.NewLog(gw.store.AuditStream())
 	gw.bcast = &broadcast.Runner{Store: gw.store.Broadcasts(), Hooks: broadcastMetrics(met), Log: log}
 	gw.engine, err = convo.New(convo.Config{
 		SystemPrompt: cfg.SystemPrompt, StateTTL: cfg.State.TTL, TurnTimeout: turnTimeout(cfg.Provider),
@@ -214,7 +216,7 @@ func (gw *gateway) wire(ctx context.Context, cfg Config, tracer trace.Tracer, lo
 		return err
 	}
 	gw.bcast.Deliver = gw.engine.Handle
-	op := &convo.Operator{Store: gw.store, Trail: trail, StateTTL: cfg.State.TTL, Log: log,
+	op := &operator.API{Store: gw.store, Trail: trail, StateTTL: cfg.State.TTL, Log: log,
 		Deliver: gw.engine.Handle, TakeoverTTL: cfg.Admin.TakeoverTTL}
 	events := webhooks.NewEvents(cfg.Events.Secret, gw.engine.Handle, gw.store, cfg.Channels.names(), log)
 	if gw.stream, err = buildStream(cfg, gw.store, events, gw.engine.Handle, log); err != nil {

@@ -5,14 +5,15 @@ import (
 	"log/slog"
 
 	"github.com/botgw/botgw/convo"
+	"github.com/botgw/botgw/convo/tools"
 )
 
 // buildTools builds the HTTP tool runner; nil when no tools are declared.
-func buildTools(tools []convo.ToolConfig, log *slog.Logger) (convo.Tools, error) {
-	if len(tools) == 0 {
+func buildTools(decl []tools.Config, log *slog.Logger) (convo.Tools, error) {
+	if len(decl) == 0 {
 		return nil, nil
 	}
-	h, err := convo.NewHTTPTools(tools, log)
+	h, err := tools.NewHTTP(decl, log)
 	if err != nil {
 		return nil, fmt.Errorf("tools: %w", err)
 	}

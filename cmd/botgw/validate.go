@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/botgw/botgw/convo"
+	"github.com/botgw/botgw/convo/tools"
 )
 
 // Validate checks the whole config; each error starts with its key path.
@@ -32,7 +32,7 @@ func (c Config) Validate() error {
 	errs = append(errs, c.Redis.Validate(), c.Compaction.Validate())
 	errs = append(errs, c.Provider.validate("provider")...)
 	errs = append(errs, c.Channels.validate()...)
-	errs = append(errs, convo.ValidateTools(c.Tools), c.Limits.validate(), c.validateTurns())
+	errs = append(errs, tools.Validate(c.Tools), c.Limits.validate(), c.validateTurns())
 	if c.MaxToolCalls < 0 {
 		bad("max_tool_calls", "must not be negative")
 	}

@@ -26,6 +26,8 @@ type whatsappConfig struct {
 	MaxBacklog    time.Duration `yaml:"max_backlog_age"`
 	Backlog       string        `yaml:"backlog"`
 	RatePerMinute float64       `yaml:"rate_per_minute"`
+	DailyCap      int           `yaml:"daily_cap"`
+	ColdRate      float64       `yaml:"cold_rate_per_minute"`
 	TypingDelay   string        `yaml:"typing_delay"`
 }
 

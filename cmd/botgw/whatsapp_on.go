@@ -20,9 +20,13 @@ type whatsappConfig = whatsapp.Config
 func validateWhatsApp(c *whatsappConfig) error { return c.Validate() }
 
 // buildWhatsApp builds the channel on the shared store: the session lease,
-// the pinned chat keys of users, and the operators' numbers.
+// the pinned chat keys of users, the number's hold and budgets, the write
+// probe and dead letters for input that can never be stored, and the
+// operators' numbers.
 func buildWhatsApp(ctx context.Context, c *whatsappConfig, operators []string, st *state.Store, p *pace.Pacer, log *slog.Logger) (botgw.Channel, error) {
-	return whatsapp.New(ctx, *c, st.Leases(), log, whatsapp.WithAliases(st.Aliases()), whatsapp.WithOperators(operators), whatsapp.WithPacer(p))
+	return whatsapp.New(ctx, *c, st.Leases(), log, whatsapp.WithAliases(st.Aliases()), whatsapp.WithOperators(operators),
+		whatsapp.WithPacer(p), whatsapp.WithRedis(st.Client(), st.KeyPrefix()), whatsapp.WithStoreProbe(st.Writable),
+		whatsapp.WithDeadLetters(st))
 }
 
 func cmdWhatsApp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -43,5 +47,10 @@ func cmdWhatsApp(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return fmt.Errorf("%s: channels.whatsapp is not configured", f.config)
 	}
 	log := newLogger(cfg.Log, stderr)
-	return whatsapp.Link(ctx, *cfg.Channels.WhatsApp, *phone, stdout, log)
+	st, err := state.Open(ctx, cfg.Redis, cfg.storeOptions(), log)
+	if err != nil {
+		return fmt.Errorf("open store: %w", err)
+	}
+	defer st.Close()
+	return whatsapp.Link(ctx, *cfg.Channels.WhatsApp, st.Leases(), *phone, stdout, log)
 }

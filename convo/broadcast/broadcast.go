@@ -31,7 +31,6 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
-	"github.com/botgw/botgw/state"
 )
 
 // Defaults of a Runner.
@@ -52,7 +51,7 @@ type Hooks struct {
 // Runner queues broadcast items and follows their delivery. It implements
 // convo.Outgoing. Safe for concurrent use.
 type Runner struct {
-	Store   state.Broadcasts
+	Store   Store
 	Deliver botgw.Deliver
 	Hooks   Hooks
 	Log     *slog.Logger
@@ -137,7 +136,7 @@ func (r *Runner) step(ctx context.Context, id string) error {
 		}
 	}()
 	info, err := r.Store.Get(ctx, id)
-	if err != nil || info.State != state.BroadcastRunning {
+	if err != nil || info.State != botgw.BroadcastRunning {
 		return err
 	}
 	settled := info.Done + info.Failed + info.Cancelled
@@ -154,7 +153,7 @@ func (r *Runner) step(ctx context.Context, id string) error {
 
 // queue delivers up to n items from the cursor and moves the cursor past
 // the ones stored.
-func (r *Runner) queue(ctx context.Context, info state.BroadcastInfo, n int) error {
+func (r *Runner) queue(ctx context.Context, info botgw.BroadcastInfo, n int) error {
 	chats, err := r.Store.Chats(ctx, info.ID, info.Cursor, n)
 	if err != nil {
 		return err
@@ -178,7 +177,7 @@ func (r *Runner) queue(ctx context.Context, info state.BroadcastInfo, n int) err
 }
 
 // queueOne stores one item in its chat's pending input.
-func (r *Runner) queueOne(ctx context.Context, info state.BroadcastInfo, index int, chat string) error {
+func (r *Runner) queueOne(ctx context.Context, info botgw.BroadcastInfo, index int, chat string) error {
 	k, err := botgw.ParseChatKey(chat)
 	if err != nil { // checked when the broadcast was posted; cannot be sent
 		return r.settle(ctx, info.ID, index, "failed")
@@ -195,7 +194,7 @@ func (r *Runner) queueOne(ctx context.Context, info state.BroadcastInfo, index i
 
 // Item is the inbound of item index of a broadcast for chat k. Its id is
 // the same on every attempt, so the chat stores it once.
-func Item(info state.BroadcastInfo, index int, k botgw.ChatKey) botgw.Inbound {
+func Item(info botgw.BroadcastInfo, index int, k botgw.ChatKey) botgw.Inbound {
 	in := botgw.Inbound{Chat: k, ID: "bc:" + info.ID, At: info.StartedAt,
 		Meta: map[string]string{botgw.MetaBroadcast: info.ID + "#" + strconv.Itoa(index)}}
 	if info.Message != "" {
@@ -281,7 +280,7 @@ func (r *Runner) Watch(ctx context.Context, m botgw.Outbound) (context.Context, 
 // cancelled reports whether every broadcast of ids was cancelled.
 func (r *Runner) cancelled(ctx context.Context, ids []string) bool {
 	for _, id := range ids {
-		if r.stateOf(ctx, id) != state.BroadcastCancelled {
+		if r.stateOf(ctx, id) != botgw.BroadcastCancelled {
 			return false
 		}
 	}

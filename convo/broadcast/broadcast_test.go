@@ -12,6 +12,7 @@ import (
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels/channeltest"
 	"github.com/botgw/botgw/convo"
+	"github.com/botgw/botgw/convo/codec"
 	"github.com/botgw/botgw/providers/fake"
 	"github.com/botgw/botgw/state"
 )
@@ -22,6 +23,8 @@ type rig struct {
 	runner *Runner
 	eng    *convo.Engine
 }
+
+var _ Store = state.Broadcasts{} // the store the gateway runs on
 
 func newRig(t *testing.T, ch botgw.Channel) *rig {
 	t.Helper()
@@ -82,7 +85,7 @@ func TestMessageIsSentVerbatimAndStoredAsTheAssistants(t *testing.T) {
 	if _, err := r.runner.Create(ctx, "b1", chats(5), "Final round in **10** minutes", botgw.Event{}); err != nil {
 		t.Fatal(err)
 	}
-	p := r.wait(t, "b1", func(p Progress) bool { return p.State == state.BroadcastFinished })
+	p := r.wait(t, "b1", func(p Progress) bool { return p.State == botgw.BroadcastFinished })
 	if p.Done != 5 || p.Pending != 0 || p.FinishedAt == nil {
 		t.Errorf("progress %+v, want 5 done and finished", p)
 	}
@@ -97,7 +100,7 @@ func TestMessageIsSentVerbatimAndStoredAsTheAssistants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := convo.Decode(info.Blob)
+	d, err := codec.Inspect(info.Blob)
 	if err != nil || len(d.History) != 1 || d.History[0].Role != botgw.RoleAssistant || d.History[0].Text != "Final round in **10** minutes" {
 		t.Errorf("history %+v (%v), want the message as the assistant's", d.History, err)
 	}
@@ -132,7 +135,7 @@ func TestEventWithRespondIsDoneWhenTheReplyIsDelivered(t *testing.T) {
 	if _, err := r.runner.Create(context.Background(), "b2", chats(3), "", botgw.Event{Text: "Round 2", Key: "round", Respond: true}); err != nil {
 		t.Fatal(err)
 	}
-	p := r.wait(t, "b2", func(p Progress) bool { return p.State == state.BroadcastFinished })
+	p := r.wait(t, "b2", func(p Progress) bool { return p.State == botgw.BroadcastFinished })
 	if p.Done != 3 || len(ch.Sent()) != 3 || len(r.prov.Requests()) != 3 {
 		t.Errorf("progress %+v, %d sends, %d model calls; want 3 of each", p, len(ch.Sent()), len(r.prov.Requests()))
 	}
@@ -176,7 +179,7 @@ func TestCancelStopsRepliesWaitingForTheirSlot(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := r.wait(t, "b3", func(p Progress) bool { return p.Cancelled == 4 })
-	if p.State != state.BroadcastCancelled || p.Pending != 0 || p.Done != 0 {
+	if p.State != botgw.BroadcastCancelled || p.Pending != 0 || p.Done != 0 {
 		t.Errorf("progress %+v, want 4 cancelled, none pending or done", p)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
-	"github.com/botgw/botgw/state"
 )
 
 // Progress is a broadcast as GET /v1/broadcasts/{id} shows it. Pending are
@@ -27,7 +26,7 @@ type Progress struct {
 // Create stores a broadcast and wakes the runner (webhooks.Broadcasts).
 func (r *Runner) Create(ctx context.Context, id string, chats []string, message string, ev botgw.Event) (int, error) {
 	r.init() // Create may come before Run has started
-	created, total, err := r.Store.Create(ctx, state.Broadcast{ID: id, Chats: chats, Message: message, Event: ev})
+	created, total, err := r.Store.Create(ctx, botgw.Broadcast{ID: id, Chats: chats, Message: message, Event: ev})
 	if err != nil {
 		return 0, err
 	}
@@ -59,10 +58,10 @@ func (r *Runner) Cancel(ctx context.Context, id string) (any, error) {
 	return r.Progress(ctx, id)
 }
 
-func progress(info state.BroadcastInfo) Progress {
+func progress(info botgw.BroadcastInfo) Progress {
 	p := Progress{ID: info.ID, State: info.State, Total: info.Total, Queued: info.Cursor, Done: info.Done,
 		Failed: info.Failed, Cancelled: info.Cancelled, StartedAt: info.StartedAt}
-	if info.State == state.BroadcastCancelled {
+	if info.State == botgw.BroadcastCancelled {
 		p.Cancelled += info.Total - info.Cursor
 	}
 	p.Pending = max(0, p.Total-p.Done-p.Failed-p.Cancelled)

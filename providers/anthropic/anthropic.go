@@ -18,7 +18,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/botgw/botgw"
-	"github.com/botgw/botgw/providers/internal/vendor"
+	"github.com/botgw/botgw/providers/internal/wire"
 )
 
 // Defaults applied by New to zero Config fields.
@@ -91,9 +91,9 @@ func clientOptions(cfg Config) []option.RequestOption {
 	}
 	opts := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(),
-		option.WithHTTPClient(vendor.HTTPClient(cfg.Observe, cfg.Timeout)),
+		option.WithHTTPClient(wire.HTTPClient(cfg.Observe, cfg.Timeout)),
 		option.WithMaxRetries(retries),
-		option.WithRequestTimeout(vendor.SDKTimeout(cfg.Timeout)), // a backstop: the client's own ends each attempt first
+		option.WithRequestTimeout(wire.SDKTimeout(cfg.Timeout)), // a backstop: the client's own ends each attempt first
 	}
 	if cfg.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(cfg.APIKey))

@@ -9,7 +9,7 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go"
 
 	"github.com/botgw/botgw"
-	"github.com/botgw/botgw/providers/internal/vendor"
+	"github.com/botgw/botgw/providers/internal/wire"
 )
 
 // providerError translates an SDK error, after the SDK's own retries, into
@@ -22,10 +22,10 @@ func (p *Provider) providerError(ctx context.Context, err error) error {
 		pe.Status = apiErr.StatusCode
 		pe.Code = string(apiErr.Type())
 		if apiErr.Response != nil {
-			pe.RetryAfter = vendor.RetryAfter(apiErr.Response.Header)
+			pe.RetryAfter = wire.RetryAfter(apiErr.Response.Header)
 		}
 		if msg := vendorMessage(apiErr.RawJSON()); msg != "" {
-			pe.Err = vendor.Error{Msg: msg, Err: apiErr}
+			pe.Err = wire.Error{Msg: msg, Err: apiErr}
 		}
 		return pe
 	}

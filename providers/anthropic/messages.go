@@ -9,7 +9,7 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go"
 
 	"github.com/botgw/botgw"
-	"github.com/botgw/botgw/providers/internal/vendor"
+	"github.com/botgw/botgw/providers/internal/wire"
 )
 
 const (
@@ -43,9 +43,9 @@ func messages(history []botgw.Message) ([]sdk.MessageParam, error) {
 		case botgw.RoleUser:
 			c.add(user, text(m.Text)...)
 		case botgw.RoleEvent:
-			c.add(user, text(vendor.EventPrefix+m.Text)...)
+			c.add(user, text(wire.EventPrefix+m.Text)...)
 		case botgw.RoleSummary:
-			c.add(user, text(vendor.SummaryPrefix+m.Text)...)
+			c.add(user, text(wire.SummaryPrefix+m.Text)...)
 		case botgw.RoleAssistant:
 			c.add(assistant, toolUses(m)...)
 			c.add(user, toolResults(m.ToolCalls)...)

@@ -9,7 +9,7 @@ import (
 	sdk "github.com/openai/openai-go/v3"
 
 	"github.com/botgw/botgw"
-	"github.com/botgw/botgw/providers/internal/vendor"
+	"github.com/botgw/botgw/providers/internal/wire"
 )
 
 // providerError translates an SDK error, after the SDK's own retries, into
@@ -22,10 +22,10 @@ func (p *Provider) providerError(ctx context.Context, err error) error {
 		pe.Status = apiErr.StatusCode
 		pe.Code = cmp.Or(apiErr.Code, apiErr.Type)
 		if apiErr.Response != nil {
-			pe.RetryAfter = vendor.RetryAfter(apiErr.Response.Header)
+			pe.RetryAfter = wire.RetryAfter(apiErr.Response.Header)
 		}
 		if apiErr.Message != "" {
-			pe.Err = vendor.Error{Msg: apiErr.Message, Err: apiErr}
+			pe.Err = wire.Error{Msg: apiErr.Message, Err: apiErr}
 		}
 		return pe
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/botgw/botgw"
-	"github.com/botgw/botgw/providers/internal/vendor"
+	"github.com/botgw/botgw/providers/internal/wire"
 )
 
 // request is the Chat Completions request body. It is encoded here, with
@@ -68,9 +68,9 @@ func messages(system string, history []botgw.Message) ([]message, error) {
 		case botgw.RoleUser:
 			out = append(out, message{Role: "user", Content: &m.Text})
 		case botgw.RoleEvent:
-			out = append(out, prefixed(vendor.EventPrefix, m.Text))
+			out = append(out, prefixed(wire.EventPrefix, m.Text))
 		case botgw.RoleSummary:
-			out = append(out, prefixed(vendor.SummaryPrefix, m.Text))
+			out = append(out, prefixed(wire.SummaryPrefix, m.Text))
 		case botgw.RoleAssistant:
 			out = appendAssistant(out, m)
 		default:

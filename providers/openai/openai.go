@@ -22,7 +22,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/botgw/botgw"
-	"github.com/botgw/botgw/providers/internal/vendor"
+	"github.com/botgw/botgw/providers/internal/wire"
 )
 
 // DefaultBaseURL is the OpenAI API, used when Config.BaseURL is empty.
@@ -100,10 +100,10 @@ func clientOptions(cfg Config, base string) []option.RequestOption {
 		retries = 0
 	}
 	opts := []option.RequestOption{
-		option.WithHTTPClient(vendor.HTTPClient(cfg.Observe, cfg.Timeout)),
+		option.WithHTTPClient(wire.HTTPClient(cfg.Observe, cfg.Timeout)),
 		option.WithBaseURL(base),
 		option.WithMaxRetries(retries),
-		option.WithRequestTimeout(vendor.SDKTimeout(cfg.Timeout)), // a backstop: the client's own ends each attempt first
+		option.WithRequestTimeout(wire.SDKTimeout(cfg.Timeout)), // a backstop: the client's own ends each attempt first
 	}
 	if cfg.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(cfg.APIKey))

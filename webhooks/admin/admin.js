@@ -172,6 +172,7 @@ async function start() {
     await loadChannels();
     await loadChats(false);
     await loadDeadLetters(false);
+    await loadWhatsApp();
     await loadAudit();
   });
 }
@@ -191,5 +192,6 @@ $("cancel-reset").addEventListener("click", () => { $("confirm-box").hidden = tr
 $("confirm-reset").addEventListener("click", () => guard(resetChat));
 
 initConsole();
+initWhatsApp();
 if (sessionStorage.getItem(tokenKey)) start();
 else showLogin("");

@@ -1,6 +1,6 @@
-// Package vendor holds what the OpenAI and Anthropic providers share: how
+// Package wire holds what the OpenAI and Anthropic providers share: how
 // non-user context is marked, and how vendor errors are read.
-package vendor
+package wire
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package convo
+package codec
 
 import (
 	"strings"
@@ -26,8 +26,8 @@ func TestPreviewOf(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := previewOf(tt.m); got != tt.want {
-				t.Errorf("previewOf = %q, want %q", got, tt.want)
+			if got := Preview(tt.m); got != tt.want {
+				t.Errorf("Preview = %q, want %q", got, tt.want)
 			}
 		})
 	}
@@ -48,8 +48,8 @@ func TestPreviewOfCutsLikeTheWholeText(t *testing.T) {
 		strings.Repeat("x", 99) + " y", strings.Repeat("x", 100) + "  \n y", strings.Repeat("x", 250),
 		strings.Repeat("bad\xff ", 30), strings.Repeat("🏳️‍🌈 ", 40), strings.Repeat(" \u00a0\u2003", 50) + "end",
 	} {
-		if got, want := previewOf(botgw.Message{Role: botgw.RoleUser, Text: text}), whole(text); got != want {
-			t.Errorf("previewOf(%q) = %q, want %q", text, got, want)
+		if got, want := Preview(botgw.Message{Role: botgw.RoleUser, Text: text}), whole(text); got != want {
+			t.Errorf("Preview(%q) = %q, want %q", text, got, want)
 		}
 	}
 }
@@ -60,6 +60,6 @@ func BenchmarkPreviewOf(b *testing.B) {
 	m := botgw.Message{Role: botgw.RoleAssistant, Text: strings.Repeat("Head north past the fountain, then look for the blue door. ", 8)}
 	b.ReportAllocs()
 	for b.Loop() {
-		previewOf(m)
+		Preview(m)
 	}
 }

@@ -1,4 +1,4 @@
-package convo
+package tools
 
 import (
 	"encoding/json"
@@ -12,9 +12,9 @@ import (
 	"time"
 )
 
-// ToolConfig declares one tool backed by an HTTP endpoint of the game's
+// Config declares one tool backed by an HTTP endpoint of the game's
 // backend (config key tools[i]).
-type ToolConfig struct {
+type Config struct {
 	Name        string `yaml:"name"`
 	Description string `yaml:"description"`
 	// Parameters is the JSON Schema of the arguments, an object schema.
@@ -29,9 +29,9 @@ type ToolConfig struct {
 // toolName is what both OpenAI and Anthropic accept as a function name.
 var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
-// ValidateTools checks tool declarations; each error starts with its key
+// Validate checks tool declarations; each error starts with its key
 // path ("tools[1].url: ...").
-func ValidateTools(tools []ToolConfig) error {
+func Validate(tools []Config) error {
 	var errs []error
 	seen := map[string]bool{}
 	for i, t := range tools {
@@ -86,22 +86,22 @@ func checkSchema(p map[string]any) error {
 	return nil
 }
 
-func (t ToolConfig) method() string {
+func (t Config) method() string {
 	if t.Method == "" {
 		return http.MethodPost
 	}
 	return strings.ToUpper(t.Method)
 }
 
-func (t ToolConfig) timeout() time.Duration {
+func (t Config) timeout() time.Duration {
 	if t.Timeout <= 0 {
-		return DefaultToolTimeout
+		return DefaultTimeout
 	}
 	return t.Timeout
 }
 
 // schema is the parameters schema, an empty object schema when none.
-func (t ToolConfig) schema() map[string]any {
+func (t Config) schema() map[string]any {
 	if len(t.Parameters) == 0 {
 		return map[string]any{"type": "object", "properties": map[string]any{}}
 	}

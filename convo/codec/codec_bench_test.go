@@ -1,4 +1,4 @@
-package convo
+package codec
 
 import (
 	"fmt"
@@ -11,9 +11,9 @@ import (
 
 // benchEnvelope is a chat of n messages in the shape a location game makes:
 // alternating player and assistant turns, an event now and then.
-func benchEnvelope(n int) *envelope {
+func benchEnvelope(n int) *Envelope {
 	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	env := newEnvelope(at)
+	env := New(at)
 	env.Provider = "openai/gpt-4o-mini"
 	for i := range n {
 		m := botgw.Message{Role: botgw.RoleUser, At: at.Add(time.Duration(i) * time.Minute),
@@ -27,7 +27,7 @@ func benchEnvelope(n int) *envelope {
 				Text: strings.Repeat("Head north past the fountain, then look for the blue door. ", 4)}
 		}
 		env.History = append(env.History, m)
-		env.markProcessed(fmt.Sprint(i))
+		env.MarkSeen(fmt.Sprint(i))
 	}
 	return env
 }
@@ -35,21 +35,21 @@ func benchEnvelope(n int) *envelope {
 func BenchmarkCodec(b *testing.B) {
 	for _, n := range []int{20, 200} {
 		env := benchEnvelope(n)
-		blob, err := encode(env)
+		blob, err := Encode(env)
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Run(fmt.Sprintf("encode/%d", n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("Encode/%d", n), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := encode(env); err != nil {
+				if _, err := Encode(env); err != nil {
 					b.Fatal(err)
 				}
 			}
 			b.ReportMetric(float64(len(blob)), "blob-bytes")
 		})
-		b.Run(fmt.Sprintf("decode/%d", n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("Decode/%d", n), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := decode(blob, nil); err != nil {
+				if _, err := Decode(blob, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,4 +1,4 @@
-package convo
+package operator
 
 import (
 	"context"
@@ -6,11 +6,12 @@ import (
 	"fmt"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/convo/audit"
 )
 
 // The operator's side of dead letters: list, retry, discard, each audited.
 
-func (o *Operator) deadLetters() (botgw.DeadLetters, error) {
+func (o *API) deadLetters() (botgw.DeadLetters, error) {
 	if o.DeadLetters != nil {
 		return o.DeadLetters, nil
 	}
@@ -21,7 +22,7 @@ func (o *Operator) deadLetters() (botgw.DeadLetters, error) {
 }
 
 // ListDeadLetters pages the dead letters, newest first.
-func (o *Operator) ListDeadLetters(ctx context.Context, cursor string, n int) ([]botgw.DeadLetter, string, error) {
+func (o *API) ListDeadLetters(ctx context.Context, cursor string, n int) ([]botgw.DeadLetter, string, error) {
 	d, err := o.deadLetters()
 	if err != nil {
 		return nil, "", err
@@ -34,7 +35,7 @@ func (o *Operator) ListDeadLetters(ctx context.Context, cursor string, n int) ([
 // whichever replica runs the chat), input is processed again. The entry is
 // taken first, so two operators retrying it at once retry it once; if it
 // cannot be queued it is put back. ErrNotFound for an unknown id.
-func (o *Operator) RetryDeadLetter(ctx context.Context, id, actor string) error {
+func (o *API) RetryDeadLetter(ctx context.Context, id, actor string) error {
 	d, err := o.deadLetters()
 	if err != nil {
 		return err
@@ -48,7 +49,7 @@ func (o *Operator) RetryDeadLetter(ctx context.Context, id, actor string) error 
 			}
 		}
 	}
-	o.record(ctx, AuditEntry{Actor: actor, Action: "dead-letter retry", Target: id, Detail: dl.Kind + " " + dl.Chat}, err)
+	o.record(ctx, audit.Entry{Actor: actor, Action: "dead-letter retry", Target: id, Detail: dl.Kind + " " + dl.Chat}, err)
 	if err != nil {
 		return fmt.Errorf("retry dead letter %s: %w", id, err)
 	}
@@ -56,7 +57,7 @@ func (o *Operator) RetryDeadLetter(ctx context.Context, id, actor string) error 
 }
 
 // requeue puts a taken dead letter into its chat's pending list.
-func (o *Operator) requeue(ctx context.Context, dl botgw.DeadLetter) error {
+func (o *API) requeue(ctx context.Context, dl botgw.DeadLetter) error {
 	k, err := botgw.ParseChatKey(dl.Chat)
 	if err != nil {
 		return fmt.Errorf("chat %q cannot take input: %w", dl.Chat, err)
@@ -64,7 +65,7 @@ func (o *Operator) requeue(ctx context.Context, dl botgw.DeadLetter) error {
 	var in botgw.Inbound
 	switch {
 	case dl.Kind == botgw.DeadReply && dl.Reply != nil:
-		in = operatorInbound(k, "dl-"+dl.ID, botgw.OperatorAction{Action: botgw.OpRedeliver, Reply: dl.Reply}, "")
+		in = botgw.OperatorInput(k, "dl-"+dl.ID, botgw.OperatorAction{Action: botgw.OpRedeliver, Reply: dl.Reply}, "")
 	case dl.Input != nil:
 		in = *dl.Input
 		in.ID = "dl-" + dl.ID
@@ -82,13 +83,13 @@ func (o *Operator) requeue(ctx context.Context, dl botgw.DeadLetter) error {
 }
 
 // DiscardDeadLetter deletes a dead letter; ErrNotFound for an unknown id.
-func (o *Operator) DiscardDeadLetter(ctx context.Context, id, actor string) error {
+func (o *API) DiscardDeadLetter(ctx context.Context, id, actor string) error {
 	d, err := o.deadLetters()
 	if err != nil {
 		return err
 	}
 	dl, err := d.TakeDeadLetter(ctx, id)
-	o.record(ctx, AuditEntry{Actor: actor, Action: "dead-letter discard", Target: id, Detail: dl.Kind + " " + dl.Chat}, err)
+	o.record(ctx, audit.Entry{Actor: actor, Action: "dead-letter discard", Target: id, Detail: dl.Kind + " " + dl.Chat}, err)
 	if err != nil {
 		return fmt.Errorf("discard dead letter %s: %w", id, err)
 	}

@@ -1,4 +1,6 @@
-package convo
+// Package tools runs the model's tool calls as HTTP requests to the game's
+// endpoints, declared in config (tools[i]).
+package tools
 
 import (
 	"bytes"
@@ -18,39 +20,37 @@ import (
 
 // Limits of one HTTP tool call.
 const (
-	DefaultToolTimeout = 10 * time.Second
-	// MaxToolResponse bounds what the model sees of an endpoint's answer;
+	DefaultTimeout = 10 * time.Second
+	// MaxResponse bounds what the model sees of an endpoint's answer;
 	// longer bodies are cut with a note saying so.
-	MaxToolResponse = 64 << 10
-	maxErrorBody    = 1 << 10
+	MaxResponse  = 64 << 10
+	maxErrorBody = 1 << 10
 )
 
-var _ Tools = (*HTTPTools)(nil)
-
-// HTTPTools runs tool calls as HTTP requests to the game's endpoints. The
+// HTTP runs tool calls as HTTP requests to the game's endpoints. The
 // arguments are the JSON body (query parameters for GET); the headers
 // X-Botgw-Chat, X-Botgw-User and X-Botgw-Call-Id say who asked. A failing
 // or slow endpoint becomes an error for the model, never for the user.
 // Safe for concurrent use.
-type HTTPTools struct {
+type HTTP struct {
 	client *http.Client
-	tools  map[string]ToolConfig
+	tools  map[string]Config
 	specs  []botgw.ToolSpec
 	log    *slog.Logger
 }
 
-// NewHTTPTools checks the declarations (ValidateTools) and builds the
+// NewHTTP checks the declarations (Validate) and builds the
 // runner. log may be nil.
-func NewHTTPTools(tools []ToolConfig, log *slog.Logger) (*HTTPTools, error) {
-	if err := ValidateTools(tools); err != nil {
+func NewHTTP(tools []Config, log *slog.Logger) (*HTTP, error) {
+	if err := Validate(tools); err != nil {
 		return nil, err
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	h := &HTTPTools{client: &http.Client{}, tools: make(map[string]ToolConfig, len(tools)), log: log}
+	h := &HTTP{client: &http.Client{}, tools: make(map[string]Config, len(tools)), log: log}
 	for _, t := range tools {
-		params, _ := json.Marshal(t.schema()) // ValidateTools checked it encodes
+		params, _ := json.Marshal(t.schema()) // Validate checked it encodes
 		h.tools[t.Name] = t
 		h.specs = append(h.specs, botgw.ToolSpec{Name: t.Name, Description: t.Description, Parameters: params})
 	}
@@ -58,11 +58,11 @@ func NewHTTPTools(tools []ToolConfig, log *slog.Logger) (*HTTPTools, error) {
 }
 
 // Specs lists the tools in config order.
-func (h *HTTPTools) Specs() []botgw.ToolSpec { return h.specs }
+func (h *HTTP) Specs() []botgw.ToolSpec { return h.specs }
 
-// Call runs one call: a 2xx answer is the result (cut at MaxToolResponse);
+// Call runs one call: a 2xx answer is the result (cut at MaxResponse);
 // anything else is an error whose text the model reads.
-func (h *HTTPTools) Call(ctx context.Context, chat botgw.ChatKey, user string, call botgw.ToolCall) (string, error) {
+func (h *HTTP) Call(ctx context.Context, chat botgw.ChatKey, user string, call botgw.ToolCall) (string, error) {
 	t, ok := h.tools[call.Name]
 	if !ok {
 		return "", fmt.Errorf("there is no tool named %q", call.Name)
@@ -95,8 +95,8 @@ func (h *HTTPTools) Call(ctx context.Context, chat botgw.ChatKey, user string, c
 
 // result reads a response: the bounded body on 2xx, an error naming the
 // status (and the body's start, which often explains it) otherwise.
-func (h *HTTPTools) result(chat botgw.ChatKey, t ToolConfig, res *http.Response) (string, error) {
-	body, cut, err := readBounded(res.Body, MaxToolResponse)
+func (h *HTTP) result(chat botgw.ChatKey, t Config, res *http.Response) (string, error) {
+	body, cut, err := readBounded(res.Body, MaxResponse)
 	if err != nil {
 		h.log.Warn("tool response unreadable", "chat", chat, "tool", t.Name, "err", err)
 		return "", errors.New("the game server's answer was cut off")
@@ -110,7 +110,7 @@ func (h *HTTPTools) result(chat botgw.ChatKey, t ToolConfig, res *http.Response)
 		return "", errors.New(msg)
 	}
 	if cut {
-		return body + fmt.Sprintf("\n[botgw: the answer was longer than %d bytes and was cut here]", MaxToolResponse), nil
+		return body + fmt.Sprintf("\n[botgw: the answer was longer than %d bytes and was cut here]", MaxResponse), nil
 	}
 	if strings.TrimSpace(body) == "" {
 		return "status " + res.Status + " (no content)", nil
@@ -131,7 +131,7 @@ func arguments(raw string) (map[string]any, error) {
 }
 
 // request builds the HTTP request: a JSON body, or query parameters for GET.
-func (t ToolConfig) request(ctx context.Context, args map[string]any) (*http.Request, error) {
+func (t Config) request(ctx context.Context, args map[string]any) (*http.Request, error) {
 	method := t.method()
 	u, err := url.Parse(t.URL)
 	if err != nil {

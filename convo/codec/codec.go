@@ -1,8 +1,11 @@
-package convo
+// Package codec is a chat's state as the engine keeps it: a versioned
+// Envelope (provider lock, processed inbound ids, usage, records, pause)
+// around the message history, stored as zstd-compressed JSON. The blob is
+// opaque to everything but this package.
+package codec
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -15,19 +18,19 @@ import (
 	"github.com/botgw/botgw"
 )
 
-// formatVersion is the envelope format this build writes. A blob of a newer
+// FormatVersion is the Envelope format this build writes. A blob of a newer
 // version (written by a newer replica) is not understood and is dropped.
-const formatVersion = 1
+const FormatVersion = 1
 
 // maxProcessed bounds the inbound ids remembered for idempotency.
 const maxProcessed = 256
 
-// maxRecords bounds the per-turn records kept in the envelope.
-const maxRecords = 50
+// MaxRecords bounds the per-turn records kept in the Envelope.
+const MaxRecords = 50
 
-// envelope is a chat's state. It is opaque to everything outside convo: the
+// Envelope is a chat's state. It is opaque to everything outside codec: the
 // store keeps it as a zstd-compressed JSON blob.
-type envelope struct {
+type Envelope struct {
 	V        int         `json:"v"`
 	Provider string      `json:"provider,omitempty"` // lock: the provider that wrote it
 	Created  time.Time   `json:"created"`
@@ -39,28 +42,28 @@ type envelope struct {
 	Today       string          `json:"today,omitempty"`
 	TodayTokens int             `json:"today_tokens,omitempty"`
 	Processed   []string        `json:"processed,omitempty"`
-	Compaction  compactionStats `json:"compaction,omitzero"`
-	Records     []turnRecord    `json:"records,omitempty"`
+	Compaction  CompactionStats `json:"compaction,omitzero"`
+	Records     []Record        `json:"records,omitempty"`
 	// Hint compares the provider's reported input tokens for the last
 	// request with our estimate of it; compaction budgets follow it.
 	Hint botgw.UsageHint `json:"usage_hint,omitzero"`
 	// PausedUntil is set while an operator has taken the chat over: input
-	// is stored, the model is not called (takeover.go).
+	// is stored, the model is not called.
 	PausedUntil time.Time       `json:"paused_until,omitzero"`
 	PausedBy    string          `json:"paused_by,omitempty"`
 	History     []botgw.Message `json:"history"`
 }
 
-// compactionStats records what compaction did to this chat.
-type compactionStats struct {
+// CompactionStats records what compaction did to this chat.
+type CompactionStats struct {
 	Count        int       `json:"count"`
 	Last         time.Time `json:"last,omitzero"`
 	TokensBefore int       `json:"tokens_before"`
 	TokensAfter  int       `json:"tokens_after"`
 }
 
-// turnRecord is the compact account of one LLM turn.
-type turnRecord struct {
+// Record is the compact account of one LLM turn.
+type Record struct {
 	ID        string        `json:"id"`
 	At        time.Time     `json:"at"`
 	Provider  string        `json:"provider"`
@@ -70,38 +73,41 @@ type turnRecord struct {
 	Outcome   string        `json:"outcome"`
 }
 
-func newEnvelope(now time.Time) *envelope {
-	return &envelope{V: formatVersion, Created: now, Updated: now}
+// New is the state of a new conversation.
+func New(now time.Time) *Envelope {
+	return &Envelope{V: FormatVersion, Created: now, Updated: now}
 }
 
-func (e *envelope) processed(id string) bool { return slices.Contains(e.Processed, id) }
+func (e *Envelope) Seen(id string) bool { return slices.Contains(e.Processed, id) }
 
-func (e *envelope) markProcessed(id string) {
+// MarkSeen remembers inbound id as processed (the last maxProcessed).
+func (e *Envelope) MarkSeen(id string) {
 	e.Processed = append(e.Processed, id)
 	if over := len(e.Processed) - maxProcessed; over > 0 {
 		e.Processed = slices.Delete(e.Processed, 0, over)
 	}
 }
 
-func (e *envelope) addRecord(r turnRecord) {
+// AddRecord keeps r, the last MaxRecords of them.
+func (e *Envelope) AddRecord(r Record) {
 	e.Records = append(e.Records, r)
-	if over := len(e.Records) - maxRecords; over > 0 {
+	if over := len(e.Records) - MaxRecords; over > 0 {
 		e.Records = slices.Delete(e.Records, 0, over)
 	}
 }
 
-// dropReason says why a stored blob could not be used.
-type dropReason string
+// DropReason says why a stored blob could not be used.
+type DropReason string
 
 const (
-	dropCorrupt  dropReason = "corrupt"
-	dropVersion  dropReason = "unknown_version"
-	dropProvider dropReason = "provider_changed"
+	DropCorrupt  DropReason = "corrupt"
+	DropVersion  DropReason = "unknown_version"
+	DropProvider DropReason = "provider_changed"
 )
 
 // DropError explains why a chat's state was dropped and the turn ran fresh.
 type DropError struct {
-	Reason dropReason
+	Reason DropReason
 	Err    error
 }
 
@@ -125,7 +131,7 @@ func codecs() (*zstd.Encoder, *zstd.Decoder) {
 	return encoder, decoder
 }
 
-// jsonOpts: the envelope is JSON written and read by the encoding/json/v2
+// jsonOpts: the Envelope is JSON written and read by the encoding/json/v2
 // engine (go-json-experiment/json, its upstream), about twice as fast to
 // decode as encoding/json and byte-compatible with what it writes (see
 // TestStateIsReadableAcrossBuildsDuringAnUpgrade). Text with broken UTF-8
@@ -144,8 +150,8 @@ var (
 
 const maxPooled = 1 << 20
 
-// encode serialises an envelope for the store.
-func encode(e *envelope) ([]byte, error) {
+// Encode serialises an Envelope for the store.
+func Encode(e *Envelope) ([]byte, error) {
 	raw := jsonBuffers.Get().(*bytes.Buffer)
 	defer func() {
 		if raw.Cap() <= maxPooled {
@@ -169,10 +175,10 @@ func putZstd(b *[]byte) {
 	}
 }
 
-// decode reads a stored blob. accept lists the provider ids whose state this
+// Decode reads a stored blob. accept lists the provider ids whose state this
 // engine may continue (the configured provider and its fallbacks); empty
 // accepts any. A nil blob is a new conversation, not an error.
-func decode(blob []byte, accept []string) (*envelope, error) {
+func Decode(blob []byte, accept []string) (*Envelope, error) {
 	if blob == nil {
 		return nil, nil
 	}
@@ -181,18 +187,18 @@ func decode(blob []byte, accept []string) (*envelope, error) {
 	defer putZstd(raw)
 	var err error
 	if *raw, err = dec.DecodeAll(blob, (*raw)[:0]); err != nil {
-		return nil, &DropError{dropCorrupt, err}
+		return nil, &DropError{DropCorrupt, err}
 	}
-	var e envelope // its strings are copies: raw is reused once decode returns
+	var e Envelope // its strings are copies: raw is reused once Decode returns
 	presize(&e, *raw)
 	if err := json.Unmarshal(*raw, &e, jsonOpts); err != nil {
-		return nil, &DropError{dropCorrupt, err}
+		return nil, &DropError{DropCorrupt, err}
 	}
-	if e.V != formatVersion {
-		return nil, &DropError{dropVersion, fmt.Errorf("format %d, this build reads %d", e.V, formatVersion)}
+	if e.V != FormatVersion {
+		return nil, &DropError{DropVersion, fmt.Errorf("format %d, this build reads %d", e.V, FormatVersion)}
 	}
 	if len(accept) > 0 && e.Provider != "" && !slices.Contains(accept, e.Provider) {
-		return nil, &DropError{dropProvider, fmt.Errorf("written by %s, now %v", e.Provider, accept)}
+		return nil, &DropError{DropProvider, fmt.Errorf("written by %s, now %v", e.Provider, accept)}
 	}
 	return &e, nil
 }
@@ -202,55 +208,7 @@ func decode(blob []byte, accept []string) (*envelope, error) {
 // every message has one "role" key, every record one "outcome" key, and
 // neither can occur inside a JSON string, where quotes are escaped. The
 // history has room for the turn's question and answer.
-func presize(e *envelope, raw []byte) {
+func presize(e *Envelope, raw []byte) {
 	e.History = make([]botgw.Message, 0, bytes.Count(raw, []byte(`"role":`))+2)
-	e.Records = make([]turnRecord, 0, bytes.Count(raw, []byte(`"outcome":`))+1)
-}
-
-// Decoded is a chat's state as operators and exports see it.
-type Decoded struct {
-	Version     int             `json:"v"`
-	Provider    string          `json:"provider,omitempty"`
-	Created     time.Time       `json:"created"`
-	Updated     time.Time       `json:"updated"`
-	Turns       int             `json:"turns"`
-	Usage       botgw.Usage     `json:"usage"`
-	Today       string          `json:"today,omitempty"`
-	TodayTokens int             `json:"today_tokens,omitempty"`
-	Compaction  compactionStats `json:"compaction"`
-	Records     []turnRecord    `json:"records,omitempty"`
-	PausedUntil time.Time       `json:"paused_until,omitzero"`
-	PausedBy    string          `json:"paused_by,omitempty"`
-	History     []botgw.Message `json:"history"`
-}
-
-// Decode reads a blob for inspection, whatever provider wrote it.
-func Decode(blob []byte) (*Decoded, error) {
-	e, err := decode(blob, nil)
-	if err != nil {
-		return nil, err
-	}
-	if e == nil {
-		return nil, errors.New("no state")
-	}
-	return view(e), nil
-}
-
-// Encode turns an exported state back into a blob (chats import).
-func Encode(d *Decoded) ([]byte, error) {
-	if d.Version != formatVersion {
-		return nil, fmt.Errorf("state format %d: this build reads %d", d.Version, formatVersion)
-	}
-	e := envelope{V: d.Version, Provider: d.Provider, Created: d.Created, Updated: d.Updated,
-		Turns: d.Turns, Usage: d.Usage, Today: d.Today, TodayTokens: d.TodayTokens,
-		Compaction: d.Compaction, Records: d.Records, History: d.History,
-		PausedUntil: d.PausedUntil, PausedBy: d.PausedBy}
-	return encode(&e)
-}
-
-func view(e *envelope) *Decoded {
-	return &Decoded{Version: e.V, Provider: e.Provider, Created: e.Created, Updated: e.Updated,
-		Turns: e.Turns, Usage: e.Usage, Today: e.Today, TodayTokens: e.TodayTokens,
-		Compaction: e.Compaction, Records: e.Records, History: e.History,
-		PausedUntil: e.PausedUntil, PausedBy: e.PausedBy}
+	e.Records = make([]Record, 0, bytes.Count(raw, []byte(`"outcome":`))+1)
 }

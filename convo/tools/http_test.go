@@ -1,4 +1,4 @@
-package convo
+package tools
 
 import (
 	"context"
@@ -49,9 +49,9 @@ func (g *fakeGame) requests() []gameRequest {
 	return append([]gameRequest(nil), g.reqs...)
 }
 
-func newTools(t *testing.T, cfgs ...ToolConfig) *HTTPTools {
+func newTools(t *testing.T, cfgs ...Config) *HTTP {
 	t.Helper()
-	h, err := NewHTTPTools(cfgs, nil)
+	h, err := NewHTTP(cfgs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestToolCallPostsArgumentsWithChatAndUser(t *testing.T) {
 	game := newFakeGame(t, func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{"score":1250,"rank":3}`)
 	})
-	tools := newTools(t, ToolConfig{Name: "get_score", Description: "The player's score.", URL: game.URL + "/api/score",
+	tools := newTools(t, Config{Name: "get_score", Description: "The player's score.", URL: game.URL + "/api/score",
 		Parameters: map[string]any{"type": "object", "properties": map[string]any{"team": map[string]any{"type": "string"}}},
 		Headers:    map[string]string{"Authorization": "Bearer game-token"}})
 
@@ -91,7 +91,7 @@ func TestToolCallPostsArgumentsWithChatAndUser(t *testing.T) {
 
 func TestGetToolSendsArgumentsAsQuery(t *testing.T) {
 	game := newFakeGame(t, func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, `["red","blue"]`) })
-	tools := newTools(t, ToolConfig{Name: "teams", URL: game.URL + "/teams?season=1", Method: "get"})
+	tools := newTools(t, Config{Name: "teams", URL: game.URL + "/teams?season=1", Method: "get"})
 	if _, err := tools.Call(context.Background(), player, "u", botgw.ToolCall{ID: "c", Name: "teams", Arguments: `{"city":"York","limit":5}`}); err != nil {
 		t.Fatal(err)
 	}
@@ -117,9 +117,9 @@ func TestToolFailuresAreErrorsForTheModel(t *testing.T) {
 		}
 	})
 	tools := newTools(t,
-		ToolConfig{Name: "down", URL: game.URL + "/down"},
-		ToolConfig{Name: "slow", URL: game.URL + "/slow", Timeout: 50 * time.Millisecond},
-		ToolConfig{Name: "empty", URL: game.URL + "/empty"})
+		Config{Name: "down", URL: game.URL + "/down"},
+		Config{Name: "slow", URL: game.URL + "/slow", Timeout: 50 * time.Millisecond},
+		Config{Name: "empty", URL: game.URL + "/empty"})
 	cases := []struct{ name, args, wantErr, wantResult string }{
 		{"down", `{}`, `status 500 Internal Server Error: {"error":"database unavailable"}`, ""},
 		{"slow", `{}`, "the game server did not answer within 50ms", ""},
@@ -148,9 +148,9 @@ func TestToolFailuresAreErrorsForTheModel(t *testing.T) {
 }
 
 func TestLongToolAnswerIsCutWithANote(t *testing.T) {
-	big := strings.Repeat("é", MaxToolResponse) // two bytes each
+	big := strings.Repeat("é", MaxResponse) // two bytes each
 	game := newFakeGame(t, func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, big) })
-	tools := newTools(t, ToolConfig{Name: "big", URL: game.URL})
+	tools := newTools(t, Config{Name: "big", URL: game.URL})
 	got, err := tools.Call(context.Background(), player, "u", botgw.ToolCall{ID: "c", Name: "big"})
 	if err != nil {
 		t.Fatal(err)
@@ -159,19 +159,19 @@ func TestLongToolAnswerIsCutWithANote(t *testing.T) {
 	if !ok || !strings.Contains(note, "cut here") {
 		t.Fatalf("no truncation note at the end of a %d-byte answer", len(got))
 	}
-	if len(body) > MaxToolResponse || len(body) < MaxToolResponse-1 || !json.Valid([]byte(`"`+body+`"`)) {
-		t.Errorf("kept %d bytes (valid UTF-8: %v), want about %d", len(body), json.Valid([]byte(`"`+body+`"`)), MaxToolResponse)
+	if len(body) > MaxResponse || len(body) < MaxResponse-1 || !json.Valid([]byte(`"`+body+`"`)) {
+		t.Errorf("kept %d bytes (valid UTF-8: %v), want about %d", len(body), json.Valid([]byte(`"`+body+`"`)), MaxResponse)
 	}
 }
 
 func TestValidateToolsNamesKeyPaths(t *testing.T) {
-	tools := []ToolConfig{
+	tools := []Config{
 		{Name: "ok", URL: "https://game.example/api"},
 		{Name: "ok", URL: "/relative"},
 		{Name: "has space", URL: "https://game.example", Method: "DELETE", Timeout: -time.Second,
 			Parameters: map[string]any{"type": "string"}},
 	}
-	err := ValidateTools(tools)
+	err := Validate(tools)
 	if err == nil {
 		t.Fatal("no error")
 	}

@@ -1,4 +1,4 @@
-package convo
+package operator
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/convo/codec"
 )
 
 // Limits of an imported conversation: what the engine itself could have
@@ -31,8 +32,8 @@ func invalid(field, format string, args ...any) *fieldError {
 
 // decodeImport reads an export strictly (unknown fields are errors) and
 // validates it.
-func decodeImport(data []byte) (*Decoded, error) {
-	var d Decoded
+func decodeImport(data []byte) (*codec.Decoded, error) {
+	var d codec.Decoded
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&d); err != nil {
@@ -41,18 +42,18 @@ func decodeImport(data []byte) (*Decoded, error) {
 	if dec.More() {
 		return nil, invalid("body", "more than one JSON value")
 	}
-	if err := d.Validate(); err != nil {
+	if err := validate(&d); err != nil {
 		return nil, err
 	}
 	return &d, nil
 }
 
-// Validate checks an export before it becomes a chat's state: the format,
+// validate checks an export before it becomes a chat's state: the format,
 // every history message's role and sizes, records and counters. Each error
 // names its field ("history[3].role") and wraps botgw.ErrInvalid.
-func (d *Decoded) Validate() error {
-	if d.Version != formatVersion {
-		return invalid("v", "state format %d; this build reads %d", d.Version, formatVersion)
+func validate(d *codec.Decoded) error {
+	if d.Version != codec.FormatVersion {
+		return invalid("v", "state format %d; this build reads %d", d.Version, codec.FormatVersion)
 	}
 	if d.Turns < 0 || d.TodayTokens < 0 || d.Usage.InputTokens < 0 || d.Usage.OutputTokens < 0 {
 		return invalid("turns", "counters (turns, usage, today_tokens) must not be negative")
@@ -60,8 +61,8 @@ func (d *Decoded) Validate() error {
 	if len(d.Provider) > 200 {
 		return invalid("provider", "longer than 200 bytes")
 	}
-	if len(d.Records) > maxRecords {
-		return invalid("records", "more than %d", maxRecords)
+	if len(d.Records) > codec.MaxRecords {
+		return invalid("records", "more than %d", codec.MaxRecords)
 	}
 	if len(d.History) > maxImportMessages {
 		return invalid("history", "more than %d messages", maxImportMessages)
