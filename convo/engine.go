@@ -53,7 +53,7 @@ type Config struct {
 	ChannelTurns map[string]TurnsConfig
 	// TakeoverGrace is how long a worker that takes over a chat with
 	// replies waiting lets the last holder record their delivery before it
-	// resends them (record.go); default 3 × LeaseRenew, at most 5s.
+	// resends them (record.go); default 3 × LeaseRenew, at most 2s.
 	TakeoverGrace time.Duration
 }
 

@@ -2,21 +2,19 @@ package webhooks
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/webhooks/guard"
 )
 
 // Operator is what the admin API needs of the engine side: it decodes the
@@ -71,8 +69,7 @@ func (a *Admin) mount(e *echo.Echo) {
 
 func (a *Admin) auth(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		tok, ok := strings.CutPrefix(c.Request().Header.Get("Authorization"), "Bearer ")
-		if !ok || len(a.token) == 0 || subtle.ConstantTimeCompare([]byte(tok), a.token) != 1 {
+		if !guard.BearerIs(c.Request().Header, a.token) {
 			return c.JSON(http.StatusUnauthorized, map[string]string{"error": "authorization: admin Bearer token required"})
 		}
 		return next(c)
@@ -164,9 +161,9 @@ func (a *Admin) importChat(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	b, err := io.ReadAll(http.MaxBytesReader(c.Response(), c.Request().Body, 8<<20))
+	b, err := guard.ReadBody(c.Response(), c.Request(), maxImportBody)
 	if err != nil {
-		return echo.NewHTTPError(http.StatusRequestEntityTooLarge, "body: larger than 8 MiB")
+		return echo.NewHTTPError(guard.Status(c.Response(), err))
 	}
 	if !json.Valid(b) {
 		return echo.NewHTTPError(http.StatusBadRequest, "body: invalid JSON")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"regexp"
 	"slices"
@@ -14,10 +13,10 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/webhooks/guard"
 )
 
 const (
-	maxBroadcastBody  = 16 << 20
 	maxBroadcastChats = 100_000
 	maxBroadcastText  = 8000 // characters of a message or event text
 )
@@ -61,11 +60,17 @@ func jsonError(c echo.Context, status int, err error) error {
 
 func (ev *Events) postBroadcast(c echo.Context, b Broadcasts) error {
 	r := c.Request()
-	body, err := io.ReadAll(http.MaxBytesReader(c.Response(), r.Body, maxBroadcastBody))
+	cred, err := ev.credentials(r.Header)
 	if err != nil {
-		return jsonError(c, http.StatusRequestEntityTooLarge, errors.New("body: larger than 16 MiB"))
+		ev.log.Warn("broadcast refused", "err", err)
+		return jsonError(c, http.StatusUnauthorized, err)
 	}
-	nonce, err := ev.authenticate(r.Header, body)
+	body, err := guard.ReadBody(c.Response(), r, maxBroadcastBody)
+	if err != nil {
+		status, msg := guard.Status(c.Response(), err)
+		return jsonError(c, status, errors.New(msg))
+	}
+	nonce, err := ev.verify(cred, body)
 	if err != nil {
 		ev.log.Warn("broadcast refused", "err", err)
 		return jsonError(c, http.StatusUnauthorized, err)
@@ -84,7 +89,9 @@ func (ev *Events) postBroadcast(c echo.Context, b Broadcasts) error {
 	if in.Event != nil {
 		e.Text, e.Key = in.Event.Text, in.Event.Key
 	}
-	total, err := b.Create(r.Context(), in.ID, in.Chats, in.Message, e)
+	total, err := guard.Bound(r.Context(), broadcastWait, func(ctx context.Context) (int, error) {
+		return b.Create(ctx, in.ID, in.Chats, in.Message, e)
+	})
 	if err != nil {
 		ev.log.Warn("broadcast not stored", "broadcast", in.ID, "err", err)
 		if nonce != "" {
@@ -95,17 +102,21 @@ func (ev *Events) postBroadcast(c echo.Context, b Broadcasts) error {
 	return c.JSON(http.StatusAccepted, map[string]any{"id": in.ID, "total": total})
 }
 
-// claim takes a signed request's nonce once (replay protection).
+// claim takes a signed request's nonce once (replay protection), waiting
+// on Redis at most guard.IngressWait.
 func (ev *Events) claim(ctx context.Context, nonce string) (int, error) {
 	if nonce == "" {
 		return 0, nil
 	}
-	fresh, err := ev.nonces.Once(ctx, nonce, 2*sigWindow)
+	fresh, err := guard.Bound(ctx, guard.IngressWait, func(ctx context.Context) (bool, error) {
+		return ev.nonces.Once(ctx, nonce, 2*sigWindow)
+	})
 	switch {
 	case err != nil:
-		ev.log.Warn("broadcast replay check failed", "err", err)
+		ev.log.Warn("replay check failed", "err", err)
 		return http.StatusServiceUnavailable, errors.New("could not check the signature for replay; retry")
 	case !fresh:
+		ev.log.Warn("request refused", "err", "signature replayed")
 		return http.StatusUnauthorized, errors.New("x-botgw-signature: already used (replay)")
 	}
 	return 0, nil

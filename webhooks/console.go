@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/webhooks/guard"
 )
 
 // Console is what the operator console needs beyond Operator: taking a
@@ -69,9 +69,9 @@ func (a *Admin) mountConsole(g *echo.Group) {
 // readBody decodes an optional small JSON object into v; unknown fields
 // are refused so a typo is not silently ignored.
 func readBody(c echo.Context, v any) error {
-	b, err := io.ReadAll(http.MaxBytesReader(c.Response(), c.Request().Body, 64<<10))
+	b, err := guard.ReadBody(c.Response(), c.Request(), maxConsoleBody)
 	if err != nil {
-		return echo.NewHTTPError(http.StatusRequestEntityTooLarge, "body: larger than 64 KiB")
+		return echo.NewHTTPError(guard.Status(c.Response(), err))
 	}
 	if len(strings.TrimSpace(string(b))) == 0 {
 		return nil

@@ -6,12 +6,10 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -22,10 +20,10 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/webhooks/guard"
 )
 
 const (
-	maxEventBody  = 1 << 20 // larger is 413; text past limits.max_input_chars is cut where it is stored
 	maxEventBatch = 100
 	sigWindow     = 5 * time.Minute
 )
@@ -68,11 +66,17 @@ func (ev *Events) mount(e *echo.Echo) { e.POST("/v1/events", ev.post) }
 
 func (ev *Events) post(c echo.Context) error {
 	r := c.Request()
-	body, err := io.ReadAll(http.MaxBytesReader(c.Response(), r.Body, maxEventBody))
+	cred, err := ev.credentials(r.Header)
 	if err != nil {
-		return c.JSON(http.StatusRequestEntityTooLarge, map[string]string{"error": "body: larger than 1 MiB"})
+		ev.log.Warn("event refused", "err", err)
+		return c.JSON(http.StatusUnauthorized, map[string]string{"error": err.Error()})
 	}
-	nonce, err := ev.authenticate(r.Header, body)
+	body, err := guard.ReadBody(c.Response(), r, maxEventBody)
+	if err != nil {
+		status, msg := guard.Status(c.Response(), err)
+		return c.JSON(status, map[string]string{"error": msg})
+	}
+	nonce, err := ev.verify(cred, body)
 	if err != nil {
 		ev.log.Warn("event refused", "err", err)
 		return c.JSON(http.StatusUnauthorized, map[string]string{"error": err.Error()})
@@ -81,16 +85,8 @@ func (ev *Events) post(c echo.Context) error {
 	if err != nil {
 		return c.JSON(status, map[string]string{"error": err.Error()})
 	}
-	if nonce != "" { // a signed request: only once, checked after the body is valid
-		fresh, err := ev.nonces.Once(r.Context(), nonce, 2*sigWindow)
-		switch {
-		case err != nil:
-			ev.log.Warn("event replay check failed", "err", err)
-			return c.JSON(http.StatusServiceUnavailable, map[string]string{"error": "could not check the signature for replay; retry"})
-		case !fresh:
-			ev.log.Warn("event refused", "err", "signature replayed")
-			return c.JSON(http.StatusUnauthorized, map[string]string{"error": "x-botgw-signature: already used (replay)"})
-		}
+	if status, err := ev.claim(r.Context(), nonce); err != nil { // a signed request: only once, once the body is valid
+		return c.JSON(status, map[string]string{"error": err.Error()})
 	}
 	for _, m := range in {
 		if err := ev.deliver(r.Context(), m); err != nil {
@@ -104,31 +100,56 @@ func (ev *Events) post(c echo.Context) error {
 	return c.JSON(http.StatusAccepted, map[string]any{"accepted": true, "count": len(in)})
 }
 
-// authenticate accepts a Bearer secret or an HMAC signature of
-// "<timestamp>.<body>" within the window. For a signature it returns the
-// nonce the caller must claim once, after the body proved valid.
-func (ev *Events) authenticate(h http.Header, body []byte) (nonce string, err error) {
+// signed is a request's signature headers, checked as far as they can be
+// without the body; the zero value is a Bearer request already verified.
+type signed struct{ ts, sig string }
+
+// credentials checks what a request presents before its body is read: a
+// Bearer secret completely, a signature's timestamp window and form.
+func (ev *Events) credentials(h http.Header) (signed, error) {
 	if len(ev.secret) == 0 {
-		return "", errors.New("events.secret is not configured: the events endpoint is off")
+		return signed{}, errors.New("events.secret is not configured: the events endpoint is off")
 	}
-	if tok, ok := strings.CutPrefix(h.Get("Authorization"), "Bearer "); ok {
-		if subtle.ConstantTimeCompare([]byte(tok), ev.secret) == 1 {
-			return "", nil
+	if _, ok := guard.Bearer(h); ok {
+		if guard.BearerIs(h, ev.secret) {
+			return signed{}, nil
 		}
-		return "", errors.New("authorization: wrong bearer token")
+		return signed{}, errors.New("authorization: wrong bearer token")
 	}
 	ts, sig := h.Get("X-Botgw-Timestamp"), h.Get("X-Botgw-Signature")
 	if ts == "" || sig == "" {
-		return "", errors.New("authorization: missing (Bearer token, or X-Botgw-Timestamp and X-Botgw-Signature)")
+		return signed{}, errors.New("authorization: missing (Bearer token, or X-Botgw-Timestamp and X-Botgw-Signature)")
 	}
 	sec, err := strconv.ParseInt(ts, 10, 64)
 	if err != nil || ev.now().Sub(time.Unix(sec, 0)).Abs() > sigWindow {
-		return "", errors.New("x-botgw-timestamp: missing, malformed or outside the 5-minute window")
+		return signed{}, errors.New("x-botgw-timestamp: missing, malformed or outside the 5-minute window")
 	}
-	if !hmac.Equal([]byte(sig), []byte(Sign(ev.secret, ts, body))) {
+	if len(sig) != len("v1=")+2*sha256.Size || !strings.HasPrefix(sig, "v1=") {
+		return signed{}, errors.New("x-botgw-signature: want v1=<64 hex digits>")
+	}
+	return signed{ts: ts, sig: sig}, nil
+}
+
+// verify checks a signature against the body. It returns the nonce the
+// caller must claim once, after the body proved valid ("" for Bearer).
+func (ev *Events) verify(s signed, body []byte) (nonce string, err error) {
+	if s.sig == "" {
+		return "", nil
+	}
+	if !hmac.Equal([]byte(s.sig), []byte(Sign(ev.secret, s.ts, body))) {
 		return "", errors.New("x-botgw-signature: does not match")
 	}
-	return "evsig:" + sig, nil
+	return "evsig:" + s.sig, nil
+}
+
+// authenticate is credentials and verify for a request whose signed
+// content is already at hand (a path in place of a body).
+func (ev *Events) authenticate(h http.Header, content []byte) (nonce string, err error) {
+	s, err := ev.credentials(h)
+	if err != nil {
+		return "", err
+	}
+	return ev.verify(s, content)
 }
 
 // Sign computes the X-Botgw-Signature value for a timestamp and body.

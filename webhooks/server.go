@@ -17,6 +17,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/webhooks/guard"
 )
 
 // Check is one readiness probe (Redis reachable, a channel usable).
@@ -35,7 +36,10 @@ type Deps struct {
 	// Broadcasts serves /v1/broadcasts (with Events' auth); nil: 404.
 	Broadcasts Broadcasts
 	Admin      *Admin // nil: /v1/admin is 404
-	Log        *slog.Logger
+	// Bodies bounds the request bodies all routes hold at once; nil: a
+	// budget of guard.DefaultBodyBudget.
+	Bodies *guard.Budget
+	Log    *slog.Logger
 }
 
 // Server is the HTTP front of the gateway.
@@ -56,6 +60,10 @@ func New(deps Deps) *Server {
 	if deps.Observe != nil {
 		e.Use(observe(deps.Observe))
 	}
+	if deps.Bodies == nil {
+		deps.Bodies = guard.NewBudget(0, 0)
+	}
+	e.Use(nosniff, echo.WrapMiddleware(deps.Bodies.Middleware))
 	e.HTTPErrorHandler = jsonErrors(deps.Log)
 	s := &Server{e: e, deps: deps, log: deps.Log}
 	s.routes()
@@ -152,6 +160,15 @@ func jsonErrors(log *slog.Logger) echo.HTTPErrorHandler {
 			log.Error("http handler", "path", c.Path(), "err", err)
 		}
 		_ = c.JSON(status, map[string]string{"error": msg})
+	}
+}
+
+// nosniff stops browsers from reading any answer as another type than the
+// one it declares (a JSON error rendered as HTML).
+func nosniff(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		c.Response().Header().Set("X-Content-Type-Options", "nosniff")
+		return next(c)
 	}
 }
 

@@ -2,11 +2,11 @@ package slack
 
 import (
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/webhooks/guard"
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 )
@@ -68,8 +68,7 @@ func (h *eventsHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 }
 
-// verifiedBody reads the body and checks its signature and timestamp. It
-// returns the status to answer with when they are bad.
+// verifiedBody is signedBody for the Events API, whose bodies are JSON.
 func (h *eventsHandler) verifiedBody(w http.ResponseWriter, r *http.Request) ([]byte, int) {
 	body, status := h.signedBody(w, r)
 	if status == http.StatusOK && !json.Valid(body) {
@@ -78,22 +77,23 @@ func (h *eventsHandler) verifiedBody(w http.ResponseWriter, r *http.Request) ([]
 	return body, status
 }
 
-// signedBody reads the body of a request from Slack and checks its
-// signature and timestamp (5-minute window) against the signing secret.
+// signedBody checks a Slack request's signature headers and timestamp
+// (5-minute window) before it reads a byte, then reads at most maxBody and
+// checks the signature over it. It returns the status to answer with when
+// they are bad.
 func (a *adapter) signedBody(w http.ResponseWriter, r *http.Request) ([]byte, int) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
-	if err != nil {
-		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			return nil, http.StatusRequestEntityTooLarge
-		}
-		return nil, http.StatusBadRequest
-	}
 	sv, err := slack.NewSecretsVerifier(r.Header, a.cfg.SigningSecret)
-	if err == nil {
-		_, _ = sv.Write(body)
-		err = sv.Ensure()
-	}
 	if err != nil {
+		a.log.Warn("slack request refused", "err", err)
+		return nil, http.StatusUnauthorized
+	}
+	body, err := guard.ReadBody(w, r, maxBody)
+	if err != nil {
+		status, _ := guard.Status(w, err)
+		return nil, status
+	}
+	_, _ = sv.Write(body)
+	if err := sv.Ensure(); err != nil {
 		a.log.Warn("slack request refused", "err", err)
 		return nil, http.StatusUnauthorized
 	}

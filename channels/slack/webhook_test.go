@@ -99,7 +99,8 @@ func TestWebhookRefusesBadRequests(t *testing.T) {
 		{"no signature", httptest.NewRequest(http.MethodPost, EventsPath, strings.NewReader(string(body)))},
 		{"body changed", func() *http.Request {
 			r := signedRequest(body, time.Now(), testSecret)
-			r.Body = httptest.NewRequest(http.MethodPost, EventsPath, strings.NewReader(strings.Replace(string(body), "Theatre", "Casino", 1))).Body
+			changed := httptest.NewRequest(http.MethodPost, EventsPath, strings.NewReader(strings.Replace(string(body), "Theatre", "Casino", 1)))
+			r.Body, r.ContentLength = changed.Body, changed.ContentLength
 			return r
 		}()},
 	}

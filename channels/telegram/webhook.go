@@ -3,12 +3,12 @@ package telegram
 import (
 	"crypto/subtle"
 	"encoding/json"
-	"errors"
 	"net/http"
 
 	"github.com/go-telegram/bot/models"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/webhooks/guard"
 )
 
 const (
@@ -18,10 +18,11 @@ const (
 	maxBody      = 1 << 20
 )
 
-// WebhookHandler serves POST /webhooks/telegram. It answers 401 to a wrong
-// secret token, 400 to a body that is not an Update, 413 past 1 MiB, 503 when deliver could
-// not store the message (Telegram then redelivers it), and 200 once the
-// message is durable or ignored.
+// WebhookHandler serves POST /webhooks/telegram. It checks the secret token
+// before it reads the body and answers 401 to a wrong one, 400 to a body
+// that is not an Update, 413 past 1 MiB, 503 when deliver could not store
+// the message or the gateway's budget of bodies in flight is full (Telegram
+// then redelivers it), and 200 once the message is durable or ignored.
 func (c webhookChannel) WebhookHandler(deliver botgw.Deliver) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != WebhookPath {
@@ -38,9 +39,9 @@ func (c webhookChannel) WebhookHandler(deliver botgw.Deliver) http.Handler {
 			return
 		}
 		var u models.Update
-		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody)).Decode(&u); err != nil {
-			if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-				writeError(w, http.StatusRequestEntityTooLarge, "body: larger than 1 MiB")
+		if err := json.NewDecoder(guard.LimitBody(w, r, maxBody)).Decode(&u); err != nil {
+			if status, msg := guard.Status(w, err); status != http.StatusBadRequest {
+				writeError(w, status, msg)
 				return
 			}
 			writeError(w, http.StatusBadRequest, "body: want a Telegram Update as JSON")

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"net"
@@ -9,6 +8,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/botgw/botgw/webhooks/guard"
 )
 
 // Site is where the gateway serves the web chat: what its own origin is and
@@ -47,37 +48,39 @@ var (
 	errUnauthorized = errors.New("unauthorized")
 )
 
-// authorize applies CONTRACT.md's /v1/chat rule. A browser request (Origin,
-// or Sec-Fetch-Site for a same-origin GET, which carries no Origin) must
-// come from an allowed origin or the gateway's own; any other request is
-// trusted on a loopback listen and elsewhere needs the token as Bearer.
-func (a *Adapter) authorize(r *http.Request) (string, error) {
-	origin := r.Header.Get("Origin")
-	if origin != "" {
+// caller is who a request authorized as.
+type caller int
+
+const (
+	browser caller = iota // an allowed Origin: the public web chat, limited per client
+	local                 // no Origin on a loopback listen without a token: limited per client
+	holder                // the channels.web.token as Bearer: a trusted server, not limited
+)
+
+// authorize applies CONTRACT.md's /v1/chat rule. A request with an Origin
+// is a browser's and must come from an allowed origin or the gateway's
+// own. A request without one is not a browser's, whatever its Sec-Fetch-*
+// headers say: it needs the token as Bearer wherever a token is set or the
+// listen address is not loopback. A request a browser marks cross-site is
+// refused whatever it carries.
+func (a *Adapter) authorize(r *http.Request) (caller, string, error) {
+	if origin := r.Header.Get("Origin"); origin != "" {
 		if a.allowedOrigin(origin, r) {
-			return "", nil
+			return browser, "", nil
 		}
-		return "origin: " + origin + " is not allowed (channels.web.allowed_origins)", errForbidden
+		return 0, "origin: " + origin + " is not allowed (channels.web.allowed_origins)", errForbidden
 	}
 	switch r.Header.Get("Sec-Fetch-Site") {
 	case "cross-site", "same-site":
-		return "origin: cross-site requests are not allowed", errForbidden
-	case "same-origin":
-		if a.ownHost(r.Host) {
-			return "", nil
-		}
+		return 0, "origin: cross-site requests are not allowed", errForbidden
 	}
-	if a.cfg.Token != "" {
-		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if ok && subtle.ConstantTimeCompare([]byte(tok), []byte(a.cfg.Token)) == 1 {
-			return "", nil
-		}
-		return "authorization: channels.web.token required as Bearer", errUnauthorized
+	switch {
+	case guard.BearerIs(r.Header, []byte(a.cfg.Token)):
+		return holder, "", nil
+	case a.cfg.Token == "" && a.site.Loopback:
+		return local, "", nil
 	}
-	if a.site.Loopback {
-		return "", nil
-	}
-	return "authorization: channels.web.token required as Bearer", errUnauthorized
+	return 0, "authorization: channels.web.token required as Bearer", errUnauthorized
 }
 
 // allowedOrigin: listed in allowed_origins, or the gateway's own origin.
@@ -140,6 +143,9 @@ func (c Config) Validate() error {
 	}
 	if c.UnclaimedTTL < 0 {
 		errs = append(errs, errors.New("channels.web.unclaimed_ttl: must not be negative"))
+	}
+	if c.PerClientPerMinute < 0 {
+		errs = append(errs, errors.New("channels.web.per_client_per_minute: must not be negative (0: the default, 20)"))
 	}
 	return errors.Join(errs...)
 }

@@ -11,14 +11,19 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/webhooks/guard"
 )
 
 //go:embed page/index.html page/chat.js
 var page embed.FS
 
-// maxBody bounds a POST /v1/chat body; larger is 413. The text's length is
-// limits.max_input_chars, applied (by cutting) where input is stored.
-const maxBody = 1 << 20
+// maxBody bounds a POST /v1/chat body, maxPollBody a poll's; larger is
+// 413. The text's length is limits.max_input_chars, applied (by cutting)
+// where input is stored.
+const (
+	maxBody     = 1 << 20
+	maxPollBody = 4 << 10
+)
 
 type chatRequest struct {
 	Chat string `json:"chat"`
@@ -60,18 +65,13 @@ func Page() http.Handler {
 }
 
 // ChatHandler serves POST /v1/chat (send a message, wait for the reply),
-// GET /v1/chat?chat=web:x (replies that arrived with nobody waiting) and
-// OPTIONS /v1/chat (the CORS preflight of a page on an allowed origin).
+// POST /v1/chat/poll and GET /v1/chat?chat=web:x (replies that arrived with
+// nobody waiting) and OPTIONS (the CORS preflight of a page on an allowed
+// origin). Every request is authorized before its body is read; a message
+// not sent with the token is counted against its client's allowance.
 func (a *Adapter) ChatHandler(deliver botgw.Deliver) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		msg, err := a.authorize(r)
-		if err == nil {
-			a.cors(w, r)
-		}
-		if r.Method == http.MethodOptions && err == nil {
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
+		who, msg, err := a.authorize(r)
 		if err != nil {
 			status := http.StatusUnauthorized
 			if errors.Is(err, errForbidden) {
@@ -80,22 +80,28 @@ func (a *Adapter) ChatHandler(deliver botgw.Deliver) http.Handler {
 			writeJSON(w, status, map[string]string{"error": msg})
 			return
 		}
-		if r.Method == http.MethodGet {
-			a.poll(w, r)
-			return
+		a.cors(w, r)
+		switch {
+		case r.Method == http.MethodOptions:
+			w.WriteHeader(http.StatusNoContent)
+		case r.Method == http.MethodGet:
+			a.poll(w, r.URL.Query().Get("chat"))
+		case strings.HasSuffix(r.URL.Path, "/poll"):
+			a.pollPosted(w, r)
+		case who == holder || a.admit(w, r):
+			a.post(w, r, deliver)
 		}
-		a.post(w, r, deliver)
 	})
 }
 
 func (a *Adapter) post(w http.ResponseWriter, r *http.Request, deliver botgw.Deliver) {
-	req, k, err := parseChat(http.MaxBytesReader(w, r.Body, maxBody))
+	req, k, err := parseChat(guard.LimitBody(w, r, maxBody))
 	if err != nil {
-		status := http.StatusBadRequest
-		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			status = http.StatusRequestEntityTooLarge
+		status, msg := http.StatusBadRequest, err.Error()
+		if s, m := guard.Status(w, err); s != http.StatusBadRequest {
+			status, msg = s, m
 		}
-		writeJSON(w, status, map[string]string{"error": err.Error()})
+		writeJSON(w, status, map[string]string{"error": msg})
 		return
 	}
 	replies, cancel := a.wait(k)
@@ -119,8 +125,8 @@ func (a *Adapter) post(w http.ResponseWriter, r *http.Request, deliver botgw.Del
 	}
 }
 
-func (a *Adapter) poll(w http.ResponseWriter, r *http.Request) {
-	k, err := webKey(r.URL.Query().Get("chat"))
+func (a *Adapter) poll(w http.ResponseWriter, chat string) {
+	k, err := webKey(chat)
 	if err != nil {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
 		return
@@ -131,6 +137,25 @@ func (a *Adapter) poll(w http.ResponseWriter, r *http.Request) {
 		res.Replies = append(res.Replies, reply{Text: m.Text, Choices: m.Choices, AskLocation: m.AskLocation})
 	}
 	writeJSON(w, http.StatusOK, res)
+}
+
+// pollPosted is the page's poll: a POST carries the page's Origin, which a
+// same-origin GET does not.
+func (a *Adapter) pollPosted(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Chat string `json:"chat"`
+	}
+	dec := json.NewDecoder(guard.LimitBody(w, r, maxPollBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		status, msg := guard.Status(w, err)
+		if status == http.StatusBadRequest {
+			msg = "body: want {\"chat\": \"web:<session>\"}"
+		}
+		writeJSON(w, status, map[string]string{"error": msg})
+		return
+	}
+	a.poll(w, req.Chat)
 }
 
 // cors lets a page on an allowed origin read the answer (the gateway's own
@@ -156,8 +181,8 @@ func parseChat(body io.Reader) (chatRequest, botgw.ChatKey, error) {
 	dec := json.NewDecoder(body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		if tooBig, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			return req, botgw.ChatKey{}, fmt.Errorf("body: larger than 1 MiB (%w)", tooBig)
+		if guard.Unread(err) {
+			return req, botgw.ChatKey{}, fmt.Errorf("body: %w", err)
 		}
 		return req, botgw.ChatKey{}, fmt.Errorf("body: invalid JSON: %v", err)
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels/markup"
+	"github.com/botgw/botgw/webhooks/guard"
 )
 
 // Name is the channel name in chat keys: web:<session>.
@@ -46,6 +47,9 @@ type Config struct {
 	// UnclaimedTTL is how long a reply nobody waited for is kept for the
 	// page to poll; default 10m.
 	UnclaimedTTL time.Duration `yaml:"unclaimed_ttl"`
+	// PerClientPerMinute bounds the messages one client (IP address; an
+	// IPv6 /64) sends without the token, across replicas; default 20.
+	PerClientPerMinute int `yaml:"per_client_per_minute"`
 }
 
 // kept is a reply nobody waited for, with when it arrived.
@@ -62,6 +66,8 @@ type Adapter struct {
 	publicHost string
 	log        *slog.Logger
 	now        func() time.Time
+	limit      ClientLimit   // nil: clients are not limited
+	proxies    guard.Proxies // whose X-Forwarded-For names the client
 
 	mu        sync.Mutex
 	waiters   map[botgw.ChatKey][]chan botgw.Outbound
@@ -80,6 +86,9 @@ func New(cfg Config, site Site, log *slog.Logger) *Adapter {
 	}
 	if cfg.UnclaimedTTL <= 0 {
 		cfg.UnclaimedTTL = 10 * time.Minute
+	}
+	if cfg.PerClientPerMinute == 0 {
+		cfg.PerClientPerMinute = DefaultPerClientPerMinute
 	}
 	a := &Adapter{cfg: cfg, site: site, publicHost: publicHost(site.PublicURL), log: log, now: time.Now,
 		waiters:   make(map[botgw.ChatKey][]chan botgw.Outbound),

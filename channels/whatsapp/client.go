@@ -131,8 +131,12 @@ func newClient(dev *store.Device, cfg Config, log *slog.Logger) (*whatsmeow.Clie
 	cli.EnableAutoReconnect = false
 	cli.EnableDecryptedEventBuffer = true
 	cli.SynchronousAck = true
-	// A message this device cannot decrypt is also asked of the phone
-	// (after whatsmeow.RequestFromPhoneDelay) if the sender's resend fails.
+	// A message this device cannot decrypt: whatsmeow sends the sender a
+	// retry receipt, and with SynchronousAck (set above) it asks the linked
+	// phone for the message at once, on the first retry receipt, whatever
+	// this flag says (retry.go, sendRetryReceipt). The flag gates only the
+	// delayed request (after RequestFromPhoneDelay) used without
+	// SynchronousAck; it is set so that stays true if SynchronousAck goes.
 	cli.AutomaticMessageRerequestFromPhone = true
 	if err := setProxy(cli, cfg.Proxy); err != nil {
 		return nil, err

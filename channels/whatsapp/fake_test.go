@@ -44,6 +44,7 @@ type fakeClient struct {
 	pnToLID    map[types.JID]types.JID // likewise, the other way
 	directory  map[types.JID]types.JID // what GetUserInfo answers: phone JID → LID
 	lookups    [][]types.JID           // GetUserInfo calls
+	lookupErr  []error                 // returned by successive GetUserInfo calls; then the directory
 	calls      chan string             // "connect", "disconnect", "send", "read", "composing", "paused", "presence available"
 }
 
@@ -182,6 +183,13 @@ func (f *fakeClient) LIDForPN(_ context.Context, pn types.JID) (types.JID, bool)
 func (f *fakeClient) UserLIDs(_ context.Context, pns []types.JID) (map[types.JID]types.JID, error) {
 	f.mu.Lock()
 	f.lookups = append(f.lookups, pns)
+	if len(f.lookupErr) > 0 {
+		err := f.lookupErr[0]
+		f.lookupErr = f.lookupErr[1:]
+		f.mu.Unlock()
+		f.record("userinfo")
+		return nil, err
+	}
 	out := map[types.JID]types.JID{}
 	for _, pn := range pns {
 		if lid, ok := f.directory[pn]; ok {

@@ -144,9 +144,9 @@ func (a *Adapter) noteSlow(start time.Time, chat botgw.ChatKey) {
 }
 
 // undecryptable counts and logs (without content: there is none) a
-// message whatsmeow could not decrypt. whatsmeow has already asked the
-// sender to resend it, and with AutomaticMessageRerequestFromPhone asks
-// the linked phone too; if both fail, this log line is all that is known.
+// message whatsmeow could not decrypt. whatsmeow has already sent the
+// sender a retry receipt and (SynchronousAck) asked the linked phone for
+// it; if both fail, this log line is all that is known.
 func (a *Adapter) undecryptable(ctx context.Context, cli client, e *events.UndecryptableMessage) {
 	a.counts.undecryptable.Add(1)
 	chat := e.Info.Chat.ToNonAD()

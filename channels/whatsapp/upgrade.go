@@ -9,10 +9,11 @@ import (
 // upgradeLock names the lease that serialises opening the device store:
 // opening runs whatsmeow's schema migrations (Upgrade), and replicas that
 // start at once against one PostgreSQL store must not run them together.
-const (
-	upgradeLock    = "whatsapp-store-upgrade"
-	upgradeLockTTL = 2 * time.Minute
-)
+const upgradeLock = "whatsapp-store-upgrade"
+
+// upgradeLockTTL is the upgrade lease's lifetime without renewal (a
+// variable so tests can shorten it).
+var upgradeLockTTL = 2 * time.Minute
 
 // withUpgradeLock runs open while holding the upgrade lease, waiting (every
 // poll) while another replica holds it, and renewing it every third of its

@@ -56,6 +56,31 @@ func binary(t *testing.T) string {
 	return binPath
 }
 
+var (
+	plainOnce sync.Once
+	plainPath string
+	plainErr  error
+)
+
+// plainBinary is the gateway as a user builds it (CGO_ENABLED=0, no -race,
+// as .ci/run builds it first), for measuring its memory.
+func plainBinary(t *testing.T) string {
+	t.Helper()
+	binary(t) // makes binDir
+	plainOnce.Do(func() {
+		plainPath = filepath.Join(binDir, "botgw-plain")
+		cmd := exec.Command("go", "build", "-o", plainPath, ".")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			plainErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if plainErr != nil {
+		t.Fatal(plainErr)
+	}
+	return plainPath
+}
+
 func freePort(t *testing.T) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -22,23 +22,26 @@ import (
 
 // Config is the whole gateway configuration (CONTRACT.md, "Config").
 type Config struct {
-	Listen       string            `yaml:"listen"`
-	PublicURL    string            `yaml:"public_url"`
-	Redis        state.Config      `yaml:"redis"`
-	State        StateConfig       `yaml:"state"`
-	SystemPrompt string            `yaml:"system_prompt"`
-	Provider     ProviderConfig    `yaml:"provider"`
-	Apology      string            `yaml:"apology"`        // the reply when the provider (and its fallback) failed
-	Tools        []tools.Config    `yaml:"tools"`          // the game's HTTP endpoints the model may call
-	MaxToolCalls int               `yaml:"max_tool_calls"` // per turn; default 5
-	Limits       LimitsConfig      `yaml:"limits"`
-	Compaction   compaction.Config `yaml:"compaction"`
-	Turns        convo.TurnsConfig `yaml:"turns"` // debounce and interrupt; channels.<name>.turns overrides
-	Channels     ChannelsConfig    `yaml:"channels"`
-	Events       EventsConfig      `yaml:"events"`
-	Stream       StreamConfig      `yaml:"stream"`
-	Admin        AdminConfig       `yaml:"admin"`
-	Log          LogConfig         `yaml:"log"`
+	Listen    string `yaml:"listen"`
+	PublicURL string `yaml:"public_url"`
+	// TrustedProxies are the reverse proxies (CIDRs) whose X-Forwarded-For
+	// names the client; see docs/security.md.
+	TrustedProxies []string          `yaml:"trusted_proxies"`
+	Redis          state.Config      `yaml:"redis"`
+	State          StateConfig       `yaml:"state"`
+	SystemPrompt   string            `yaml:"system_prompt"`
+	Provider       ProviderConfig    `yaml:"provider"`
+	Apology        string            `yaml:"apology"`        // the reply when the provider (and its fallback) failed
+	Tools          []tools.Config    `yaml:"tools"`          // the game's HTTP endpoints the model may call
+	MaxToolCalls   int               `yaml:"max_tool_calls"` // per turn; default 5
+	Limits         LimitsConfig      `yaml:"limits"`
+	Compaction     compaction.Config `yaml:"compaction"`
+	Turns          convo.TurnsConfig `yaml:"turns"` // debounce and interrupt; channels.<name>.turns overrides
+	Channels       ChannelsConfig    `yaml:"channels"`
+	Events         EventsConfig      `yaml:"events"`
+	Stream         StreamConfig      `yaml:"stream"`
+	Admin          AdminConfig       `yaml:"admin"`
+	Log            LogConfig         `yaml:"log"`
 }
 
 type StateConfig struct {

@@ -129,6 +129,7 @@ func (l *lockedBuffer) String() string {
 // across restarts, as a pod behind a load balancer would.
 type replica struct {
 	name    string
+	bin     string // empty: binary(t)
 	cfgPath string
 	addr    string
 	base    string
@@ -141,8 +142,18 @@ type replica struct {
 // when the test ends and its output is logged if the test failed.
 func startReplica(t *testing.T, name, config string) *replica {
 	t.Helper()
-	r := &replica{name: name, cfgPath: writeFile(t, config), addr: freePort(t)}
-	r.base = "http://" + r.addr
+	addr := freePort(t)
+	r := newReplica(t, name, config, addr, "http://"+addr)
+	r.start(t)
+	return r
+}
+
+// newReplica is a replica listening on listen ("0.0.0.0:port" for a
+// non-loopback listen) and reached at base, not started yet; it is
+// stopped and its output logged on failure as startReplica's are.
+func newReplica(t *testing.T, name, config, listen, base string) *replica {
+	t.Helper()
+	r := &replica{name: name, cfgPath: writeFile(t, config), addr: listen, base: base}
 	t.Cleanup(func() {
 		r.stop(t)
 		checkRaces(t, "replica "+r.name, r.logs.String())
@@ -150,14 +161,17 @@ func startReplica(t *testing.T, name, config string) *replica {
 			t.Logf("replica %s output:\n%s", r.name, r.logs.String())
 		}
 	})
-	r.start(t)
 	return r
 }
 
 // start runs the process and waits until /healthz answers.
 func (r *replica) start(t *testing.T) {
 	t.Helper()
-	cmd := exec.Command(binary(t), "serve", "-config", r.cfgPath, "-listen", r.addr)
+	bin := r.bin
+	if bin == "" {
+		bin = binary(t)
+	}
+	cmd := exec.Command(bin, "serve", "-config", r.cfgPath, "-listen", r.addr)
 	cmd.Stdout, cmd.Stderr = &r.logs, &r.logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -98,7 +98,8 @@ func (rc *streamReceiver) check(t *testing.T, chat int64, lines []string) bool {
 // chat's in seq order without gaps, signed.
 func TestFaultStreamInOrderAcrossKillAndOutage(t *testing.T) {
 	rc, url := newStreamReceiver(t)
-	sc := newScenarioWith(t, sharedRedis(t), 2, fmt.Sprintf("stream: {webhook: {url: %q, secret: %s}}\n", url, streamSecret))
+	extra := fmt.Sprintf("stream: {webhook: {url: %q, secret: %s}}\n", url, streamSecret)
+	sc := newScenario(t, sharedRedis(t), 2, func(c string) string { return c + extra })
 	chats, per := chatIDs(6), 6
 	sc.traffic(chats, per/2, 6, 0)
 	rc.down.Store(true)

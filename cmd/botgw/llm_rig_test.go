@@ -88,7 +88,8 @@ func gameTools(base string) []tools.Config {
 // llmConfig is a web-channel gateway on the given provider.
 func llmConfig(pc ProviderConfig) Config {
 	cfg := DefaultConfig()
-	cfg.Channels.Web = &web.Config{ReplyTimeout: 30 * time.Second}
+	// One test client plays many players from one address.
+	cfg.Channels.Web = &web.Config{ReplyTimeout: 30 * time.Second, PerClientPerMinute: 100_000}
 	cfg.Compaction.Strategy = "none"
 	cfg.Provider = pc
 	return cfg

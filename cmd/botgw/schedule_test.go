@@ -133,7 +133,7 @@ func TestAllChatsWritingAtOnceAreAtTheModelTogether(t *testing.T) {
 		return true
 	})
 	cfg := llmConfig(openAIAt(model.api, 0))
-	cfg.Channels.Web = &web.Config{ReplyTimeout: 60 * time.Second}
+	cfg.Channels.Web = &web.Config{ReplyTimeout: 60 * time.Second, PerClientPerMinute: 10 * chats} // every chat from one address
 	base := startGateway(t, cfg)
 	replies := make(chan string, chats)
 	for i := range chats {

@@ -23,6 +23,7 @@ import (
 	"github.com/botgw/botgw/providers/limit"
 	"github.com/botgw/botgw/state"
 	"github.com/botgw/botgw/webhooks"
+	"github.com/botgw/botgw/webhooks/guard"
 	"github.com/botgw/botgw/webhooks/metrics"
 )
 
@@ -218,13 +219,22 @@ func (gw *gateway) wire(ctx context.Context, cfg Config, tracer trace.Tracer, lo
 	gw.bcast.Deliver = gw.engine.Handle
 	op := &operator.API{Store: gw.store, Trail: trail, StateTTL: cfg.State.TTL, Log: log,
 		Deliver: gw.engine.Handle, TakeoverTTL: cfg.Admin.TakeoverTTL}
-	events := webhooks.NewEvents(cfg.Events.Secret, gw.engine.Handle, gw.store, cfg.Channels.names(), log)
-	if gw.stream, err = buildStream(cfg, gw.store, events, gw.engine.Handle, log); err != nil {
+	return gw.serveHTTP(cfg, op, met, log)
+}
+
+// serveHTTP builds the HTTP server and the conversation stream. Input
+// arriving over HTTP (or Kafka) waits on Redis at most guard.IngressWait,
+// then is answered 503 so the sender retries.
+func (gw *gateway) serveHTTP(cfg Config, op *operator.API, met *metrics.Metrics, log *slog.Logger) error {
+	ingress := guard.Within(guard.IngressWait, gw.engine.Handle)
+	events := webhooks.NewEvents(cfg.Events.Secret, ingress, gw.store, cfg.Channels.names(), log)
+	var err error
+	if gw.stream, err = buildStream(cfg, gw.store, events, ingress, log); err != nil {
 		return err
 	}
 	met.Registry().MustRegister(gw.stream.collectors()...)
 	gw.server = webhooks.New(webhooks.Deps{
-		Deliver: gw.engine.Handle, Channels: gw.channels.all, Checks: gw.checks(),
+		Deliver: ingress, Channels: gw.channels.all, Checks: gw.checks(),
 		Events:     events,
 		Admin:      webhooks.NewAdmin(cfg.Admin.Token, op, log).WithChannels(gw.channels.all).WithStream(gw.stream.status),
 		Broadcasts: gw.bcast,
@@ -232,11 +242,18 @@ func (gw *gateway) wire(ctx context.Context, cfg Config, tracer trace.Tracer, lo
 		Log: log,
 	})
 	if w := gw.channels.web; w != nil {
+		proxies, err := guard.ParseProxies(cfg.TrustedProxies)
+		if err != nil {
+			return err
+		}
+		w.LimitClients(newWebClients(gw.store.Client(), cmp.Or(cfg.Redis.KeyPrefix, state.DefaultKeyPrefix)), proxies)
 		gw.server.Handle(http.MethodGet, "/", webhooks.Page(web.Page()))
 		gw.server.Handle(http.MethodGet, "/chat.js", webhooks.Page(web.Page()))
-		gw.server.Handle(http.MethodPost, "/v1/chat", w.ChatHandler(gw.engine.Handle))
-		gw.server.Handle(http.MethodGet, "/v1/chat", w.ChatHandler(gw.engine.Handle))
-		gw.server.Handle(http.MethodOptions, "/v1/chat", w.ChatHandler(gw.engine.Handle))
+		chat := w.ChatHandler(ingress)
+		for _, route := range []struct{ method, path string }{{http.MethodPost, "/v1/chat"}, {http.MethodGet, "/v1/chat"},
+			{http.MethodOptions, "/v1/chat"}, {http.MethodPost, "/v1/chat/poll"}, {http.MethodOptions, "/v1/chat/poll"}} {
+			gw.server.Handle(route.method, route.path, chat)
+		}
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/botgw/botgw/convo/tools"
+	"github.com/botgw/botgw/webhooks/guard"
 )
 
 // Validate checks the whole config; each error starts with its key path.
@@ -28,6 +29,9 @@ func (c Config) Validate() error {
 	}
 	if c.State.TTL <= 0 {
 		bad("state.ttl", "must be positive, like 24h")
+	}
+	if _, err := guard.ParseProxies(c.TrustedProxies); err != nil {
+		errs = append(errs, err)
 	}
 	errs = append(errs, c.Redis.Validate(), c.Compaction.Validate())
 	errs = append(errs, c.Provider.validate("provider")...)

@@ -148,7 +148,12 @@ document.getElementById("new").addEventListener("click", () => {
 // Replies nobody waited for (an app event with respond: true).
 setInterval(async () => {
   try {
-    const res = await fetch("/v1/chat?chat=" + encodeURIComponent(chat));
+    // A POST, so the request carries the page's Origin (a same-origin GET
+    // does not, and the gateway treats a request without one as a server's).
+    const res = await fetch("/v1/chat/poll", {
+      method: "POST", headers: {"Content-Type": "application/json"},
+      body: JSON.stringify({chat}),
+    });
     const body = await res.json();
     for (const r of body.replies || []) { add("bot", r.text); offer(r.choices, r.ask_location); }
   } catch (e) { /* the next poll retries */ }
