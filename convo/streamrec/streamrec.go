@@ -12,6 +12,9 @@ import (
 	"github.com/botgw/botgw"
 )
 
+// busyWait is how long Reset waits for a running turn.
+const busyWait = 3 * time.Second
+
 // New is a record of chat k; the store numbers it.
 func New(k botgw.ChatKey, agent, action, text string, at time.Time) botgw.StreamRecord {
 	return botgw.StreamRecord{Version: botgw.StreamVersion, ConversationID: k.String(),
@@ -36,10 +39,19 @@ func OperatorAgent(who string) string {
 }
 
 // Reset forgets chat k's conversation under its lease, so the reset is
-// committed with its record (by agent). A chat whose turn is running is
-// reset without one (logged) rather than refused.
+// committed with its record (by agent). It waits up to busyWait for a
+// running turn to end; past that the chat is reset without a record
+// (logged) rather than the reset refused.
 func Reset(ctx context.Context, st botgw.Store, k botgw.ChatKey, agent string, log *slog.Logger) error {
 	snap, err := st.Begin(ctx, k, "")
+	for wait := time.Now().Add(busyWait); errors.Is(err, botgw.ErrBusy) && time.Now().Before(wait); {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		snap, err = st.Begin(ctx, k, "")
+	}
 	if errors.Is(err, botgw.ErrBusy) {
 		if log != nil {
 			log.Warn("reset while a turn runs: the stream gets no reset record", "chat", k)
