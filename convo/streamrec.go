@@ -17,6 +17,17 @@ func (b *batch) record(k botgw.ChatKey, agent, action, text string, at time.Time
 	b.recs = append(b.recs, streamrec.New(k, agent, action, text, at))
 }
 
+// recordUser adds the record of the player's input in: a message, or a
+// location when it shares a position.
+func (b *batch) recordUser(in botgw.Inbound, text string, at *botgw.Location) {
+	if at == nil {
+		b.record(in.Chat, userAgent(in), botgw.ActionMessage, text, in.At)
+		return
+	}
+	b.record(in.Chat, userAgent(in), botgw.ActionLocation, text, in.At)
+	b.recs[len(b.recs)-1].Location = &botgw.StreamLocation{Latitude: at.Latitude, Longitude: at.Longitude}
+}
+
 // userAgent is the agent id of the player who sent in.
 func userAgent(in botgw.Inbound) string { return "user:" + in.UserID }
 

@@ -107,3 +107,31 @@ func TestTurnsRecordTheConversation(t *testing.T) {
 		}
 	}
 }
+
+// TestLocationsAreRecorded checks a pin and a live location's later
+// position: each a location record with its coordinates.
+func TestLocationsAreRecorded(t *testing.T) {
+	st := openStore(t, false, state.Options{LeaseTTL: time.Second, Stream: state.StreamOptions{Sinks: []string{"webhook"}}})
+	r := newRig(t, st, fake.New(), Config{})
+	pin := &botgw.Location{Latitude: 53.99212, Longitude: -1.54181, Title: "Old bridge"}
+	in := botgw.Inbound{Chat: testChat, Kind: botgw.KindText, ID: "m1", UserID: "u1", Text: pin.String(), Location: pin, At: time.Now()}
+	if err := r.eng.Handle(context.Background(), in); err != nil {
+		t.Fatal(err)
+	}
+	r.ch.Wait(t, 1, 5*time.Second)
+	live := &botgw.Location{Latitude: 53.99300, Longitude: -1.54000}
+	if err := r.eng.Handle(context.Background(), botgw.Inbound{Chat: testChat, Kind: botgw.KindLocation, ID: "m1@2", UserID: "u1", Location: live, At: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return len(streamed(t, st, testChat)) == 3 })
+	recs := streamed(t, st, testChat)
+	for i, want := range []*botgw.Location{pin, nil, live} {
+		got := recs[i].Location
+		switch {
+		case want == nil && (got != nil || recs[i].Action != botgw.ActionReply):
+			t.Fatalf("record %d = %+v, want the reply", i, recs[i])
+		case want != nil && (got == nil || got.Latitude != want.Latitude || got.Longitude != want.Longitude || recs[i].Action != botgw.ActionLocation || recs[i].AgentID != "user:u1"):
+			t.Fatalf("record %d = %+v, want a location at %v", i, recs[i], want)
+		}
+	}
+}
