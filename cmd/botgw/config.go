@@ -38,6 +38,7 @@ type Config struct {
 	Compaction     compaction.Config `yaml:"compaction"`
 	Turns          convo.TurnsConfig `yaml:"turns"` // debounce and interrupt; channels.<name>.turns overrides
 	Channels       ChannelsConfig    `yaml:"channels"`
+	Media          MediaConfig       `yaml:"media"` // photos and voice notes (docs/media.md)
 	Events         EventsConfig      `yaml:"events"`
 	Stream         StreamConfig      `yaml:"stream"`
 	Admin          AdminConfig       `yaml:"admin"`
