@@ -51,6 +51,8 @@ func (c Config) Validate() error {
 		}
 	}
 	errs = append(errs, c.Admin.validate()...)
+	errs = append(errs, c.Stream.validate()...)
+	errs = append(errs, validateEventsKafka(c.Events.Kafka)...)
 	if !slices.Contains([]string{"", "debug", "info", "warn", "error"}, c.Log.Level) {
 		bad("log.level", "want debug, info, warn or error, got %q", c.Log.Level)
 	}
