@@ -127,6 +127,15 @@ type Message struct {
 	// Operator names the person who wrote an assistant message by hand
 	// during a takeover; empty for the model's words.
 	Operator string `json:"operator,omitempty"`
+	// Location is the position a user message (a pin) or the keyed
+	// "location" event shares.
+	Location *Location `json:"location,omitempty"`
+	// Media says what a user message carried besides text; its Text holds
+	// the marker ("[photo]", "[voice note]") and the caption or transcript.
+	Media MediaKind `json:"media,omitempty"`
+	// Images are the photos of the turn's new user message, sent to the
+	// model with it on that turn only; never stored.
+	Images []Image `json:"-"`
 	// Choices are the choices an assistant message offered the player
 	// (Offer.Ref names them); Tap marks a user message made by tapping one.
 	Choices   []string `json:"choices,omitempty"`
@@ -172,6 +181,9 @@ const (
 	// order and committed with the chat's state on whichever replica runs
 	// the chat.
 	KindOperator InboundKind = "operator"
+	// KindLocation is a later position of a live location (Location is
+	// set): it replaces the chat's keyed event "location" and runs no turn.
+	KindLocation InboundKind = "location"
 )
 
 // MetaBroadcast is the Meta key of the broadcast items ("<id>#<index>",
@@ -237,6 +249,12 @@ type Inbound struct {
 	// history but does not answer it by itself; a later turn (live input,
 	// or an event asking for a reply) answers it together.
 	Backlog bool `json:"backlog,omitempty"`
+	// Location is a shared position: on a text inbound a pin (Text gives
+	// it in words), on KindLocation a live location's later position.
+	Location *Location `json:"location,omitempty"`
+	// Media is a photo or recording on a text inbound (Text is the
+	// caption); the turn fetches it.
+	Media *Media `json:"media,omitempty"`
 }
 
 // Outbound is one complete reply to a chat. Delivery is at-least-once: ID is

@@ -24,6 +24,8 @@ var (
 	// cursor the store did not hand out, an import that would break the
 	// chat). The error's text names the field; HTTP answers it with 400.
 	ErrInvalid = errors.New("invalid")
+	// ErrTooLarge: a file is larger than the gateway takes.
+	ErrTooLarge = errors.New("too large")
 )
 
 // ProviderError is a failed LLM call, translated from the vendor SDK's error.

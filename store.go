@@ -77,6 +77,11 @@ type ChatInfo struct {
 	TTL     time.Duration
 	Pending int
 	Outbox  int
+	// Ops are the operator actions (KindOperator) still in the pending
+	// list, oldest first: requests that succeeded and that no turn has
+	// applied yet. A view of the chat applies them on top of Blob, so an
+	// operator sees a pause, a resume or a message as soon as it is taken.
+	Ops []Inbound
 }
 
 // Store keeps one opaque blob per chat plus its pending input, outbox and

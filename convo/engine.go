@@ -53,7 +53,7 @@ type Config struct {
 	ChannelTurns map[string]TurnsConfig
 	// TakeoverGrace is how long a worker that takes over a chat with
 	// replies waiting lets the last holder record their delivery before it
-	// resends them (record.go); default 3 × LeaseRenew, at most 5s.
+	// resends them (record.go); default 3 × LeaseRenew, at most 2s.
 	TakeoverGrace time.Duration
 }
 
@@ -102,10 +102,13 @@ type Deps struct {
 	// characters/4 estimate.
 	Count    func([]botgw.Message) int
 	Channels map[string]botgw.Channel
-	Tools    Tools // nil: no tools
-	Log      *slog.Logger
-	Audit    audit.Log // nil: operator actions are only logged
-	Hooks    Hooks     // optional observation points (metrics)
+	// Media reads the photos and recordings players send; nil: they get
+	// UnsupportedNotice and are kept as their marker and caption.
+	Media MediaReader
+	Tools Tools // nil: no tools
+	Log   *slog.Logger
+	Audit audit.Log // nil: operator actions are only logged
+	Hooks Hooks     // optional observation points (metrics)
 	// Tracer starts the spans of each turn (tracing.go); nil: no tracing.
 	Tracer trace.Tracer
 	// Outgoing follows broadcast replies as they are delivered; nil: none.

@@ -23,11 +23,15 @@ import (
 // record can send a reply twice.
 
 // maxTakeoverGrace bounds how long a worker taking over a chat waits
-// before resending its waiting replies.
-const maxTakeoverGrace = 5 * time.Second
+// before resending its waiting replies. The grace adds to a dead holder's
+// lease before its committed replies go out, so it is kept well inside the
+// recovery bound (docs/adr/0001-recovery-bound.md).
+const maxTakeoverGrace = 2 * time.Second
 
 // takeoverGrace is Config.TakeoverGrace or its default: one lease TTL
-// (three renewal periods), at most maxTakeoverGrace.
+// (three renewal periods), at most maxTakeoverGrace. The recorder retries
+// every quarter of it (retryStore), so a record lands within one retry of
+// Redis being back.
 func (e *Engine) takeoverGrace() time.Duration {
 	if e.cfg.TakeoverGrace > 0 {
 		return e.cfg.TakeoverGrace

@@ -62,7 +62,7 @@ func (e *Engine) holdForOperator(env *codec.Envelope, b *batch, stats *TurnStats
 	b.asked, b.respond = false, false
 	// during a takeover the operator answers, the gateway's notices too
 	b.replies = slices.DeleteFunc(b.replies, func(r string) bool {
-		return r == e.cfg.UnsupportedNotice || r == e.cfg.Limits.CutNotice
+		return r == e.cfg.UnsupportedNotice || r == e.cfg.Limits.CutNotice || slices.Contains(b.notices, r)
 	})
 	if len(b.tags) > 0 { // broadcast events asked for a reply the operator now owes
 		b.out = append(b.out, botgw.Outbound{Chat: b.last.Chat, ID: "held-" + b.last.ID, Held: heldPaused,

@@ -22,6 +22,7 @@ type batch struct {
 	respond bool             // an event asked for a reply
 	out     []botgw.Outbound // operator messages and redelivered replies, in order
 	tags    []string         // broadcast items the reply answers (events with respond)
+	notices []string         // media notices among replies (dropped while an operator holds the chat)
 }
 
 // turn runs one turn over snap's pending input and returns the commit.
@@ -42,6 +43,7 @@ func (e *Engine) turn(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 	b := e.collect(ctx, &view, snap.Pending, log)
 	env = view.env
 	e.respond(ctx, k, env, &b, &stats, now, log)
+	dropImages(env.History)
 	env.EndExpiredPause(now)
 	if !b.asked && !b.respond && b.user != nil { // backlog only: stored, not answered
 		env.History = append(env.History, *b.user)
@@ -117,10 +119,7 @@ func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbou
 		switch in.Kind {
 		case botgw.KindEvent:
 			if in.Event != nil {
-				if b.user != nil { // earlier text stays before the event
-					v.env.History = append(v.env.History, *b.user)
-					b.user = nil
-				}
+				b.flushUser(v.env) // earlier text stays before the event
 				applyEvent(v.env, in)
 				b.respond = b.respond || in.Event.Respond
 				b.event(in)
@@ -129,6 +128,10 @@ func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbou
 			b.say(v.env, in, v.env.Paused(e.now()))
 		case botgw.KindOperator:
 			e.applyOperator(v, &b, in)
+		case botgw.KindLocation:
+			if in.Location != nil {
+				b.applyLocation(v.env, in)
+			}
 		case botgw.KindUnsupported:
 			if in.Backlog { // no notice for old media: the backlog's answer covers it
 				continue
@@ -136,6 +139,15 @@ func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbou
 			b.last = in
 			b.replies = append(b.replies, e.cfg.UnsupportedNotice)
 		default:
+			if in.Media != nil {
+				e.readMedia(ctx, &b, in)
+				continue
+			}
+			if in.Location != nil {
+				b.applyLocation(v.env, in)
+				b.addUser(in)
+				continue
+			}
 			if in.Cut && !in.Backlog {
 				b.last = in
 				b.replies = append(b.replies, e.cfg.Limits.CutNotice)
@@ -180,10 +192,7 @@ func (b *batch) say(env *codec.Envelope, in botgw.Inbound, paused bool) {
 		b.out = append(b.out, m)
 		return
 	}
-	if b.user != nil {
-		env.History = append(env.History, *b.user)
-		b.user = nil
-	}
+	b.flushUser(env)
 	env.History = append(env.History, botgw.Message{Role: botgw.RoleAssistant, Text: in.Text, At: in.At})
 	b.out = append(b.out, m)
 }
@@ -205,11 +214,24 @@ func (b *batch) replyMeta() map[string]string {
 // addUser adds text to the user's message of this turn; backlog text is
 // kept without asking for a reply.
 func (b *batch) addUser(in botgw.Inbound) {
+	b.add(in, botgw.Message{Text: in.Text, Location: in.Location})
+}
+
+// add adds one input's content (its text, position, media) to the user's
+// message of this turn; backlog input is kept without asking for a reply.
+func (b *batch) add(in botgw.Inbound, m botgw.Message) {
 	if b.user == nil {
-		b.user = &botgw.Message{Role: botgw.RoleUser, Text: in.Text, At: in.At}
+		b.user = &botgw.Message{Role: botgw.RoleUser, Text: m.Text, At: in.At}
 	} else {
-		b.user.Text += "\n" + in.Text
+		b.user.Text += "\n" + m.Text
 	}
+	if m.Location != nil {
+		b.user.Location = m.Location
+	}
+	if m.Media != "" {
+		b.user.Media = m.Media
+	}
+	b.user.Images = append(b.user.Images, m.Images...)
 	b.user.InboundIDs = append(b.user.InboundIDs, in.ID)
 	if !in.Backlog {
 		b.last = in

@@ -2,6 +2,7 @@ package state
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -14,27 +15,33 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Info reads a chat in one pipeline, without its lease (so not atomically).
+// Info reads a chat in one MULTI/EXEC (its keys share a slot), without its
+// lease: the state, and the pending list's operator actions as of the
+// same instant, so an action is either in the state or in Ops, never in
+// both or neither.
 func (s *Store) Info(ctx context.Context, k botgw.ChatKey) (botgw.ChatInfo, error) {
 	ks, err := s.keys(k)
 	if err != nil {
 		return botgw.ChatInfo{}, fmt.Errorf("read chat %s: %w", k, err)
 	}
 	var (
-		st              *redis.SliceCmd
-		ttl             *redis.DurationCmd
-		pending, outbox *redis.IntCmd
+		st      *redis.SliceCmd
+		ttl     *redis.DurationCmd
+		pending *redis.StringSliceCmd
+		outbox  *redis.IntCmd
 	)
-	err = s.pipe(ctx, func(p redis.Pipeliner) {
+	_, err = s.c.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		st = p.HMGet(ctx, ks.state, "v", "b")
 		ttl = p.PTTL(ctx, ks.state)
-		pending = p.LLen(ctx, ks.pending)
+		pending = p.LRange(ctx, ks.pending, 0, -1)
 		outbox = p.LLen(ctx, ks.outbox)
+		return nil
 	})
 	if err != nil {
 		return botgw.ChatInfo{}, fmt.Errorf("read chat %s: %w", k, err)
 	}
-	info := botgw.ChatInfo{Chat: k, TTL: max(ttl.Val(), 0), Pending: int(pending.Val()), Outbox: int(outbox.Val())}
+	info := botgw.ChatInfo{Chat: k, TTL: max(ttl.Val(), 0), Pending: len(pending.Val()), Outbox: int(outbox.Val()),
+		Ops: operatorOps(pending.Val())}
 	if v, ok := st.Val()[0].(string); ok {
 		if info.Version, err = strconv.ParseInt(v, 10, 64); err != nil {
 			return botgw.ChatInfo{}, fmt.Errorf("read chat %s: state version %q: %w", k, v, err)
@@ -45,6 +52,35 @@ func (s *Store) Info(ctx context.Context, k botgw.ChatKey) (botgw.ChatInfo, erro
 		return botgw.ChatInfo{}, fmt.Errorf("read chat %s: %w", k, botgw.ErrNotFound)
 	}
 	return info, nil
+}
+
+// operatorOps decodes the operator actions among a pending list's
+// entries; the others are not decoded.
+func operatorOps(raws []string) []botgw.Inbound {
+	var ops []botgw.Inbound
+	for _, raw := range raws {
+		if !strings.Contains(raw, `"operator"`) {
+			continue
+		}
+		var in botgw.Inbound
+		if json.Unmarshal([]byte(raw), &in) == nil && in.Kind == botgw.KindOperator && in.Op != nil {
+			ops = append(ops, in)
+		}
+	}
+	return ops
+}
+
+// pausedAfter is pausedUntil once ops are applied in order.
+func pausedAfter(pausedUntil time.Time, ops []botgw.Inbound) time.Time {
+	for _, in := range ops {
+		switch in.Op.Action {
+		case botgw.OpPause:
+			pausedUntil = in.Op.Until
+		case botgw.OpResume:
+			pausedUntil = time.Time{}
+		}
+	}
+	return pausedUntil
 }
 
 // Reset deletes the chat's state. A turn in flight then fails its commit

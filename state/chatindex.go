@@ -103,13 +103,17 @@ func (s *Store) Chats(ctx context.Context, q botgw.ChatQuery) ([]botgw.ChatSumma
 	return out, next, nil
 }
 
-// summaries reads the list fields of keys from their state hashes; a chat
-// whose state is gone is dropped from the index.
+// summaries reads the list fields of keys from their state hashes, with
+// the pause or resume an operator asked for and no turn applied yet (read
+// first: a turn applying it in between leaves it in the state read next);
+// a chat whose state is gone is dropped from the index.
 func (s *Store) summaries(ctx context.Context, keys []botgw.ChatKey) ([]botgw.ChatSummary, error) {
 	cmds := make([]*redis.SliceCmd, len(keys))
+	pending := make([]*redis.StringSliceCmd, len(keys))
 	err := s.pipe(ctx, func(p redis.Pipeliner) {
 		for i, k := range keys {
 			ks, _ := s.keys(k)
+			pending[i] = p.LRange(ctx, ks.pending, 0, -1)
 			cmds[i] = p.HMGet(ctx, ks.state, "p", "a", "u")
 		}
 	})
@@ -129,6 +133,7 @@ func (s *Store) summaries(ctx context.Context, keys []botgw.ChatKey) ([]botgw.Ch
 		if u, _ := strconv.ParseInt(str(v[2]), 10, 64); u > 0 {
 			sum.PausedUntil = time.UnixMilli(u)
 		}
+		sum.PausedUntil = pausedAfter(sum.PausedUntil, operatorOps(pending[i].Val()))
 		out = append(out, sum)
 	}
 	if len(gone) > 0 {

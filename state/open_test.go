@@ -104,6 +104,15 @@ func TestConfigValidate(t *testing.T) {
 		{"timings", Config{URL: "redis://localhost", LeaseTTL: 2 * time.Second, Visibility: time.Second}, nil},
 		{"short lease", Config{LeaseTTL: 10 * time.Millisecond}, []string{"redis.lease_ttl:"}},
 		{"short visibility", Config{Visibility: time.Millisecond}, []string{"redis.visibility:"}},
+		{"sentinel", Config{Sentinel: &Sentinel{Master: "mymaster", Addrs: []string{"a:26379", "b:26379"}}, MinReplicas: 1}, nil},
+		{"sentinel and url", Config{URL: "redis://localhost", Sentinel: &Sentinel{Master: "m", Addrs: []string{"a:1"}}}, []string{"redis.sentinel:"}},
+		{"sentinel cluster", Config{Cluster: true, Sentinel: &Sentinel{Master: "m", Addrs: []string{"a:1"}}}, []string{"redis.cluster:"}},
+		{"sentinel without master", Config{Sentinel: &Sentinel{Addrs: []string{"a:1"}}}, []string{"redis.sentinel.master:"}},
+		{"sentinel without addrs", Config{Sentinel: &Sentinel{Master: "m"}}, []string{"redis.sentinel.addrs:"}},
+		{"sentinel bad addr", Config{Sentinel: &Sentinel{Master: "m", Addrs: []string{"a:1", "nohost"}}}, []string{"redis.sentinel.addrs[1]:"}},
+		{"negative min_replicas", Config{URL: "redis://localhost", MinReplicas: -1}, []string{"redis.min_replicas:"}},
+		{"embedded min_replicas", Config{MinReplicas: 1}, []string{"redis.min_replicas:"}},
+		{"long replica_timeout", Config{URL: "redis://localhost", ReplicaTimeout: time.Minute}, []string{"redis.replica_timeout:"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

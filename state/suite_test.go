@@ -51,6 +51,7 @@ func runSuite(t *testing.T, newH newHarness) {
 		{"FinishNextMoreRecovers", testFinishNextMoreRecovers},
 		{"FinishNextLeftoversNeedTheLease", testFinishNextLeftoversNeedTheLease},
 		{"DueReclaims", testDueReclaims},
+		{"BusyChatDueWhenLeaseRunsOut", testBusyChatDueWhenLeaseRunsOut},
 		{"DueLimit", testDueLimit},
 		{"Backlog", testBacklog},
 		{"Release", testRelease},

@@ -252,6 +252,34 @@ func testDueReclaims(t *testing.T, h *harness) {
 	}
 }
 
+// testBusyChatDueWhenLeaseRunsOut: a claim that finds the chat's lease
+// taken makes the chat due when that lease runs out, not a whole
+// visibility timeout after the claim, so a dead holder's chat is taken as
+// soon as its lease allows.
+func testBusyChatDueWhenLeaseRunsOut(t *testing.T, h *harness) {
+	k := chat("busy-due")
+	mustAppend(t, h, text(k, "m1", "hi"))
+	held := mustBegin(t, h, k, "")
+	h.advance(suiteOpts.Visibility + 50*time.Millisecond)
+	if err := h.s.Renew(t.Context(), k, held.Lease); err != nil { // the holder's last renewal; it dies
+		t.Fatal(err)
+	}
+	h.advance(suiteOpts.LeaseTTL - 100*time.Millisecond)
+	if due, err := h.s.Due(t.Context(), 10); err != nil || !slices.Equal(due, []botgw.ChatKey{k}) {
+		t.Fatalf("Due = %v, %v; want [%s]", due, err, k)
+	}
+	if _, err := h.s.Begin(t.Context(), k, ""); !errors.Is(err, botgw.ErrBusy) {
+		t.Fatalf("Begin while held = %v, want ErrBusy", err)
+	}
+	h.advance(200 * time.Millisecond) // past the lease, within the claim's visibility timeout
+	if due, err := h.s.Due(t.Context(), 10); err != nil || !slices.Equal(due, []botgw.ChatKey{k}) {
+		t.Fatalf("Due once the holder's lease ran out = %v, %v; want [%s]", due, err, k)
+	}
+	if snap := mustBegin(t, h, k, ""); len(snap.Pending) != 1 {
+		t.Errorf("the chat's new worker sees %d pending entries, want 1", len(snap.Pending))
+	}
+}
+
 func testDueLimit(t *testing.T, h *harness) {
 	var all []botgw.ChatKey
 	for _, id := range []string{"d1", "d2", "d3", "d4", "d5"} {

@@ -42,10 +42,10 @@ func (s *Store) Append(ctx context.Context, in botgw.Inbound) error {
 	keys := []string{ks.ids + in.ID, ks.pending, ks.seen}
 	args := []any{in.ID, now, ms(s.opts.DedupeTTL), raw, now + ms(s.opts.Visibility), ks.member, legacy}
 	if !s.cluster {
-		n, err := appendScript.Run(ctx, s.c, append(keys, ks.work), args...).Int()
+		n, err := s.run(ctx, appendScript, true, append(keys, ks.work), args...).Int()
 		return appended(in, n, err)
 	}
-	n, err := appendScript.Run(ctx, s.c, keys, args...).Int()
+	n, err := s.run(ctx, appendScript, true, keys, args...).Int()
 	if err == nil {
 		if merr := s.markNX(ctx, ks, now+ms(s.opts.Visibility)); merr != nil {
 			s.log.Warn("input stored without its work mark; the repair scan restores it", "chat", in.Chat, "err", merr)
@@ -70,6 +70,11 @@ func appended(in botgw.Inbound, n int, err error) error {
 // again under the same token), and reads the state, up to MaxBatch pending
 // entries and the whole outbox in the same script. A pending or outbox entry
 // that does not decode is removed and logged (see decodeList).
+//
+// When another worker holds the lease, Begin returns botgw.ErrBusy and
+// makes the chat's work mark due when that lease runs out (busyUntil), so
+// a chat whose holder died is taken as soon as its lease lets it, not one
+// more visibility timeout later.
 func (s *Store) Begin(ctx context.Context, k botgw.ChatKey, lease string) (botgw.Snapshot, error) {
 	ks, err := s.keys(k)
 	if err != nil {
@@ -82,12 +87,30 @@ func (s *Store) Begin(ctx context.Context, k botgw.ChatKey, lease string) (botgw
 	}
 	parts, ok := res.([]any)
 	if !ok {
+		s.busyUntil(ctx, k, ks, res)
 		return botgw.Snapshot{}, fmt.Errorf("begin chat %s: %w", k, botgw.ErrBusy)
 	}
 	if len(parts) != 7 {
 		return botgw.Snapshot{}, fmt.Errorf("begin chat %s: script returned %d values, want 7", k, len(parts))
 	}
 	return s.snapshot(ctx, k, ks, parts)
+}
+
+// busyUntil moves the chat's work mark, if it has one (ZADD XX: a mark
+// its holder just cleared stays cleared), to when the holder's lease runs
+// out, left being the lease's PTTL as the begin script read it. A claim
+// had hidden the mark for a visibility timeout; should the holder be dead,
+// the chat is due the moment its lease expires. Should this fail, the
+// mark stays hidden as the claim left it: a later recovery, nothing lost.
+func (s *Store) busyUntil(ctx context.Context, k botgw.ChatKey, ks chatKeys, left any) {
+	n, ok := left.(int64)
+	if !ok || n <= 0 {
+		return
+	}
+	due := float64(s.nowMs() + n)
+	if err := s.c.ZAddXX(ctx, ks.work, redis.Z{Score: due, Member: ks.member}).Err(); err != nil {
+		s.log.Debug("make a busy chat due when its lease runs out", "chat", k, "err", err)
+	}
 }
 
 // snapshot decodes the begin script's {token, version, blob, pttl, pending,
@@ -169,7 +192,17 @@ func (s *Store) Commit(ctx context.Context, k botgw.ChatKey, c botgw.Commit) err
 		return fmt.Errorf("commit chat %s: %w", k, err)
 	}
 	var res *redis.Cmd
-	if s.cluster {
+	switch {
+	case s.cluster && s.opts.MinReplicas > 0:
+		// WAIT must share the script's connection to the chat's primary:
+		// the chat list's update goes after it, on its own.
+		res = s.run(ctx, commitScript, true, []string{ks.lease, ks.state, ks.pending, ks.outbox}, args...)
+		if err = res.Err(); err == nil {
+			if ierr := s.pipe(ctx, func(p redis.Pipeliner) { s.touchIndex(ctx, p, ks.member, c.Activity) }); ierr != nil {
+				s.log.Warn("update the chat list", "err", ierr)
+			}
+		}
+	case s.cluster:
 		// The chat list is in another slot: its update goes beside the
 		// script, in the same round trip.
 		err = s.pipe(ctx, func(p redis.Pipeliner) {
@@ -180,8 +213,8 @@ func (s *Store) Commit(ctx context.Context, k botgw.ChatKey, c botgw.Commit) err
 			s.log.Warn("update the chat list", "err", err)
 			err = nil
 		}
-	} else {
-		res = commitScript.Run(ctx, s.c, []string{ks.lease, ks.state, ks.pending, ks.outbox, s.indexKey()}, args...)
+	default:
+		res = s.run(ctx, commitScript, true, []string{ks.lease, ks.state, ks.pending, ks.outbox, s.indexKey()}, args...)
 		err = res.Err()
 	}
 	code, _ := res.Int()
@@ -241,7 +274,7 @@ func (s *Store) Delivered(ctx context.Context, k botgw.ChatKey, _ string, ids ..
 	if err != nil {
 		return fmt.Errorf("mark outbound %v of chat %s delivered: %w", ids, k, err)
 	}
-	if err := deliveredScript.Run(ctx, s.c, []string{ks.outbox}, stringsToAny(ids)...).Err(); err != nil {
+	if err := s.run(ctx, deliveredScript, true, []string{ks.outbox}, stringsToAny(ids)...).Err(); err != nil {
 		return fmt.Errorf("mark outbound %v of chat %s delivered: %w", ids, k, err)
 	}
 	return nil
@@ -255,7 +288,7 @@ func (s *Store) Progress(ctx context.Context, k botgw.ChatKey, id string, sent i
 	if err != nil {
 		return fmt.Errorf("record progress of outbound %s of chat %s: %w", id, k, err)
 	}
-	if err := progressScript.Run(ctx, s.c, []string{ks.outbox}, id, sent).Err(); err != nil {
+	if err := s.run(ctx, progressScript, true, []string{ks.outbox}, id, sent).Err(); err != nil {
 		return fmt.Errorf("record progress of outbound %s of chat %s: %w", id, k, err)
 	}
 	return nil

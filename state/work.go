@@ -57,9 +57,9 @@ func (s *Store) finish(ctx context.Context, k botgw.ChatKey, lease string, deliv
 	args := finishArgs(k, lease, ms(s.opts.LeaseTTL), due, ks.member, 0, paced, delivered)
 	var code int64
 	if s.cluster {
-		code, err = s.finishCluster(ctx, ks, due, args)
+		code, err = s.finishCluster(ctx, ks, due, len(delivered) > 0, args)
 	} else {
-		code, err = finishScript.Run(ctx, s.c, []string{ks.lease, ks.pending, ks.outbox, ks.state, ks.work}, args...).Int64()
+		code, err = s.run(ctx, finishScript, len(delivered) > 0, []string{ks.lease, ks.pending, ks.outbox, ks.state, ks.work}, args...).Int64()
 	}
 	switch {
 	case err != nil:
@@ -102,7 +102,7 @@ func (s *Store) FinishNext(ctx context.Context, k botgw.ChatKey, lease string, d
 	}
 	due := now + ms(s.opts.Visibility)
 	args := finishArgs(k, lease, ms(s.opts.LeaseTTL), due, ks.member, s.opts.MaxBatch, keep, delivered)
-	res, err := finishScript.Run(ctx, s.c, []string{ks.lease, ks.pending, ks.outbox, ks.state, ks.work}, args...).Result()
+	res, err := s.run(ctx, finishScript, len(delivered) > 0, []string{ks.lease, ks.pending, ks.outbox, ks.state, ks.work}, args...).Result()
 	if err != nil {
 		return botgw.Snapshot{}, false, fmt.Errorf("finish chat %s: %w", k, err)
 	}
@@ -130,14 +130,20 @@ func (s *Store) FinishNext(ctx context.Context, k botgw.ChatKey, lease string, d
 
 // finishCluster is Finish on a cluster: clear the mark, run the script on
 // the chat's slot, put the mark back unless the chat went idle.
-func (s *Store) finishCluster(ctx context.Context, ks chatKeys, due int64, args []any) (int64, error) {
+// With wait (replies were delivered) and MinReplicas, the script runs on
+// its own after the mark's removal, followed by WAIT (replicas.go).
+func (s *Store) finishCluster(ctx context.Context, ks chatKeys, due int64, wait bool, args []any) (int64, error) {
+	keys := []string{ks.lease, ks.pending, ks.outbox, ks.state}
+	wait = wait && s.opts.MinReplicas > 0
 	var res *redis.Cmd
-	err := s.ordered(ctx,
-		func(p redis.Pipeliner) { p.ZRem(ctx, ks.work, ks.member) },
-		func(p redis.Pipeliner) {
-			res = finishScript.EvalSha(ctx, p, []string{ks.lease, ks.pending, ks.outbox, ks.state}, args...)
-		},
-	)
+	steps := []func(p redis.Pipeliner){func(p redis.Pipeliner) { p.ZRem(ctx, ks.work, ks.member) }}
+	if !wait {
+		steps = append(steps, func(p redis.Pipeliner) { res = finishScript.EvalSha(ctx, p, keys, args...) })
+	}
+	err := s.ordered(ctx, steps...)
+	if err == nil && wait {
+		res = s.run(ctx, finishScript, true, keys, args...)
+	}
 	var code int64
 	if err == nil {
 		code, err = res.Int64()

@@ -27,7 +27,7 @@ type Reply struct {
 // format: POST /bot<token>/<method>, multipart/form-data or JSON
 // parameters, {"ok":true,"result":...} or {"ok":false,"error_code":...,
 // "description":...}. It answers getMe, setWebhook, deleteWebhook,
-// setMyCommands, sendChatAction, sendMessage (refusing a text longer than
+// setMyCommands, sendChatAction, getFile and file downloads (botfiles.go), sendMessage (refusing a text longer than
 // 4096 UTF-16 units after entity parsing, as Telegram does) and long-polled
 // getUpdates. Like Telegram, it refuses HTML it cannot parse and, after
 // BotLimit, answers 429 past a bot-wide send rate.
@@ -49,7 +49,8 @@ type BotAPI struct {
 	answered map[string]bool // callback query ids answered
 	refusal  *Reply          // refuse sendMessage with this after refuseIn more
 	refuseIn int
-	limit    *botLimit // the bot-wide send limit, if BotLimit set one
+	limit    *botLimit           // the bot-wide send limit, if BotLimit set one
+	files    map[string]*botFile // by file_id (botfiles.go)
 }
 
 // NewBotAPI starts a fake Bot API for the bot with token, closed when the
@@ -65,6 +66,10 @@ func NewBotAPI(t testing.TB, token, username string) *BotAPI {
 }
 
 func (f *BotAPI) serve(w http.ResponseWriter, r *http.Request) {
+	if path, ok := f.filePath(r); ok {
+		f.serveFile(w, path)
+		return
+	}
 	method, ok := strings.CutPrefix(r.URL.Path, "/bot"+f.Token+"/")
 	if !ok || r.Method != http.MethodPost {
 		writeReply(w, Reply{404, `{"ok":false,"error_code":404,"description":"Not Found"}`})
@@ -180,6 +185,8 @@ func (f *BotAPI) answer(method string, p map[string]string) Reply {
 		return Reply{200, `{"ok":true,"result":true}`}
 	case "answerCallbackQuery":
 		return f.answerCallback(p)
+	case "getFile":
+		return f.getFile(p)
 	}
 	return Reply{404, `{"ok":false,"error_code":404,"description":"Not Found: method not found"}`}
 }

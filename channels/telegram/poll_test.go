@@ -42,7 +42,7 @@ func TestPollingDeliversAndConfirms(t *testing.T) {
 		t.Errorf("Listen returned %v after ctx ended, want nil", err)
 	}
 	stored := rec.Stored()
-	if len(stored) != 2 || stored[0].ID != "1337" || stored[1].Kind != botgw.KindUnsupported {
+	if len(stored) != 2 || stored[0].ID != "1337" || stored[1].Media == nil || stored[1].Media.Kind != botgw.MediaPhoto {
 		t.Errorf("stored %+v, want the text then the photo (the edit ignored)", stored)
 	}
 	var order []string

@@ -26,6 +26,9 @@ func (a *adapter) normalize(u *models.Update) (in botgw.Inbound, ok bool) {
 	if u.CallbackQuery != nil {
 		return a.tap(u.CallbackQuery)
 	}
+	if u.Message == nil && u.EditedMessage != nil {
+		return a.liveUpdate(u.EditedMessage)
+	}
 	m := u.Message
 	if m == nil || m.From == nil || m.From.IsBot {
 		return botgw.Inbound{}, false
@@ -34,26 +37,27 @@ func (a *adapter) normalize(u *models.Update) (in botgw.Inbound, ok bool) {
 	if text == "" {
 		text, entities = m.Caption, m.CaptionEntities
 	}
-	kind := botgw.KindText
-	if strings.TrimSpace(text) == "" {
-		if !hasMedia(m) {
-			return botgw.Inbound{}, false
-		}
-		kind = botgw.KindUnsupported
-	}
 	if isGroup(m.Chat.Type) && !a.addressed(m, text, entities) {
 		return botgw.Inbound{}, false
 	}
-	return botgw.Inbound{
+	in = botgw.Inbound{
 		Chat:     chatKey(m),
-		Kind:     kind,
+		Kind:     botgw.KindText,
 		ID:       strconv.Itoa(m.ID),
 		UserID:   strconv.FormatInt(m.From.ID, 10),
 		UserName: userName(m.From),
 		Text:     a.cleanText(text),
 		At:       time.Unix(int64(m.Date), 0).UTC(),
 		Meta:     map[string]string{metaMessageID: strconv.Itoa(m.ID), metaChatType: string(m.Chat.Type)},
-	}, true
+	}
+	if content(m, &in) || strings.TrimSpace(text) != "" {
+		return in, true
+	}
+	if !hasMedia(m) {
+		return botgw.Inbound{}, false
+	}
+	in.Kind = botgw.KindUnsupported
+	return in, true
 }
 
 // chatKey is telegram:<chat> or, inside a forum topic, telegram:<chat>/<thread>.

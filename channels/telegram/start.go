@@ -71,7 +71,7 @@ func (a *adapter) setWebhook(ctx context.Context) error {
 }
 
 // allowedUpdates are the update types the gateway asks Telegram for.
-var allowedUpdates = []string{"message", "callback_query"}
+var allowedUpdates = []string{"message", "edited_message", "callback_query"}
 
 // StartTyping shows "typing…" in the chat of in, renewed every 4 s, until
 // stop is called or ctx ends. stop waits for the renewal goroutine, so no

@@ -19,7 +19,7 @@ func TestStartRegistersWebhookAndCommands(t *testing.T) {
 		t.Fatalf("%d setWebhook calls, want 1", len(hooks))
 	}
 	p := hooks[0].Params
-	if p["url"] != "https://bot.example.com/webhooks/telegram" || p["secret_token"] != testSecret || p["allowed_updates"] != `["message","callback_query"]` {
+	if p["url"] != "https://bot.example.com/webhooks/telegram" || p["secret_token"] != testSecret || p["allowed_updates"] != `["message","edited_message","callback_query"]` {
 		t.Errorf("setWebhook params = %v", p)
 	}
 	cmds := ta.api.CallsTo("setMyCommands")

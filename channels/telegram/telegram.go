@@ -47,6 +47,7 @@ type adapter struct {
 	progress  channels.Progress
 	apiURL    string
 	poll      *http.Client
+	files     *http.Client  // file downloads (media)
 	pollWait  time.Duration // long-poll timeout asked of getUpdates
 	// sleep waits d or until ctx ends; tests replace it to skip real waits.
 	sleep func(ctx context.Context, d time.Duration) error
@@ -97,6 +98,7 @@ func New(cfg Config, publicURL string, p *pace.Pacer, log *slog.Logger) (botgw.C
 		pacer:     p,
 		apiURL:    publicAPI,
 		poll:      &http.Client{},
+		files:     channels.HTTPClient(apiTimeout),
 		pollWait:  30 * time.Second,
 		sleep:     channels.Sleep,
 	}

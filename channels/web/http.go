@@ -26,9 +26,31 @@ const (
 )
 
 type chatRequest struct {
-	Chat string `json:"chat"`
-	Text string `json:"text"`
-	ID   string `json:"id"` // optional idempotency key from the client
+	Chat     string        `json:"chat"`
+	Text     string        `json:"text"`
+	ID       string        `json:"id"`       // optional idempotency key from the client
+	Location *chatLocation `json:"location"` // a pin: {"latitude", "longitude"}
+}
+
+// chatLocation is a pin from the page (the browser's Geolocation API).
+type chatLocation struct {
+	Latitude  *float64 `json:"latitude"`
+	Longitude *float64 `json:"longitude"`
+}
+
+// location checks a pin; errors name the field.
+func (l *chatLocation) location() (*botgw.Location, error) {
+	switch {
+	case l.Latitude == nil:
+		return nil, errors.New("location.latitude: required")
+	case l.Longitude == nil:
+		return nil, errors.New("location.longitude: required")
+	}
+	loc := &botgw.Location{Latitude: *l.Latitude, Longitude: *l.Longitude}
+	if err := loc.Validate(); err != nil {
+		return nil, fmt.Errorf("location.%w", err)
+	}
+	return loc, nil
 }
 
 type chatResponse struct {
@@ -111,6 +133,10 @@ func (a *Adapter) post(w http.ResponseWriter, r *http.Request, deliver botgw.Del
 		id = newID()
 	}
 	in := botgw.Inbound{Chat: k, Kind: botgw.KindText, ID: id, UserID: k.ID, Text: req.Text, At: time.Now()}
+	if req.Location != nil {
+		in.Location, _ = req.Location.location() // checked by parseChat
+		in.Text = in.Location.String()
+	}
 	if err := deliver(r.Context(), in); err != nil {
 		a.log.Warn("web message not stored", "chat", k, "err", err)
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "could not store the message; try again"})
@@ -190,8 +216,12 @@ func parseChat(body io.Reader) (chatRequest, botgw.ChatKey, error) {
 	if err != nil {
 		return req, k, err
 	}
-	if strings.TrimSpace(req.Text) == "" {
-		return req, k, errors.New("text: required")
+	if req.Location != nil {
+		if _, err := req.Location.location(); err != nil {
+			return req, k, err
+		}
+	} else if strings.TrimSpace(req.Text) == "" {
+		return req, k, errors.New("text: required (or location)")
 	}
 	if len(req.ID) > 200 {
 		return req, k, errors.New("id: longer than 200 characters")

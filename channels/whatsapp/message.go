@@ -24,11 +24,20 @@ func ignored(e *events.Message) bool {
 	return false
 }
 
-// content is the readable text of m: plain or extended text, or the
-// caption of an image, video or document. Media without text is
-// KindUnsupported; anything else (reactions, protocol messages, key
-// distribution, polls votes…) is not content: ok is false.
-func content(m *waE2E.Message) (text string, kind botgw.InboundKind, ok bool) {
+// content is what m carries: plain or extended text, or a caption; a
+// location pin or the first message of a live location; a photo or a
+// voice note or audio file (by reference, for the turn to download). Other
+// media without text (video, documents, stickers, which carry no emoji on
+// WhatsApp, contacts) is KindUnsupported; anything else (reactions,
+// protocol messages, key distribution, poll votes…) is not content: ok is
+// false.
+func content(m *waE2E.Message) (in botgw.Inbound, ok bool) {
+	in.Kind = botgw.KindText
+	if l := pin(m); l != nil {
+		in.Location, in.Text = l, l.String()
+		return in, true
+	}
+	in.Media = mediaRef(m)
 	for _, t := range []string{
 		m.GetConversation(),
 		m.GetExtendedTextMessage().GetText(),
@@ -37,15 +46,32 @@ func content(m *waE2E.Message) (text string, kind botgw.InboundKind, ok bool) {
 		m.GetDocumentMessage().GetCaption(),
 	} {
 		if strings.TrimSpace(t) != "" {
-			return t, botgw.KindText, true
+			in.Text = t
+			return in, true
 		}
 	}
-	if m.ImageMessage != nil || m.VideoMessage != nil || m.PtvMessage != nil || m.AudioMessage != nil ||
-		m.DocumentMessage != nil || m.StickerMessage != nil || m.LocationMessage != nil ||
-		m.LiveLocationMessage != nil || m.ContactMessage != nil || m.ContactsArrayMessage != nil {
-		return "", botgw.KindUnsupported, true
+	if in.Media != nil {
+		return in, true
 	}
-	return "", "", false
+	if m.VideoMessage != nil || m.PtvMessage != nil || m.DocumentMessage != nil || m.StickerMessage != nil ||
+		m.ContactMessage != nil || m.ContactsArrayMessage != nil {
+		in.Kind = botgw.KindUnsupported
+		return in, true
+	}
+	return botgw.Inbound{}, false
+}
+
+// pin is the position of a LocationMessage or of a live location's first
+// message (a linked device never receives a live location's updates).
+func pin(m *waE2E.Message) *botgw.Location {
+	if l := m.GetLocationMessage(); l != nil {
+		return &botgw.Location{Latitude: l.GetDegreesLatitude(), Longitude: l.GetDegreesLongitude(),
+			Title: l.GetName(), Address: l.GetAddress()}
+	}
+	if l := m.GetLiveLocationMessage(); l != nil {
+		return &botgw.Location{Latitude: l.GetDegreesLatitude(), Longitude: l.GetDegreesLongitude()}
+	}
+	return nil
 }
 
 // contextInfo is the mention and quote data of m, whatever its type.
@@ -57,6 +83,8 @@ func contextInfo(m *waE2E.Message) *waE2E.ContextInfo {
 		m.GetDocumentMessage().GetContextInfo(),
 		m.GetAudioMessage().GetContextInfo(),
 		m.GetStickerMessage().GetContextInfo(),
+		m.GetLocationMessage().GetContextInfo(),
+		m.GetLiveLocationMessage().GetContextInfo(),
 	} {
 		if ci != nil {
 			return ci

@@ -164,7 +164,7 @@ func (a *Adapter) undecryptable(ctx context.Context, cli client, e *events.Undec
 // chat could not be determined (the alias store failed): not stored.
 func (a *Adapter) normalize(ctx context.Context, cli client, e *events.Message) (in botgw.Inbound, ok bool, err error) {
 	info := e.Info
-	text, kind, ok := a.accepted(cli, e)
+	c, ok := a.accepted(cli, e)
 	if !ok {
 		return botgw.Inbound{}, false, nil
 	}
@@ -177,11 +177,13 @@ func (a *Adapter) normalize(ctx context.Context, cli client, e *events.Message) 
 	}
 	return botgw.Inbound{
 		Chat:     botgw.ChatKey{Channel: Name, ID: chat.String()},
-		Kind:     kind,
+		Kind:     c.Kind,
 		ID:       info.ID,
 		UserID:   p.userID(),
 		UserName: info.PushName,
-		Text:     text,
+		Text:     c.Text,
+		Location: c.Location,
+		Media:    c.Media,
 		At:       info.Timestamp,
 		Meta: map[string]string{
 			metaChat:   info.Chat.ToNonAD().String(),
@@ -192,21 +194,21 @@ func (a *Adapter) normalize(ctx context.Context, cli client, e *events.Message) 
 	}, true, nil
 }
 
-// accepted is the text of a message the gateway takes, with a group's
+// accepted is the content of a message the gateway takes, with a group's
 // leading mention of the bot removed.
-func (a *Adapter) accepted(cli client, e *events.Message) (string, botgw.InboundKind, bool) {
+func (a *Adapter) accepted(cli client, e *events.Message) (botgw.Inbound, bool) {
 	if ignored(e) {
-		return "", "", false
+		return botgw.Inbound{}, false
 	}
-	text, kind, ok := content(e.Message)
+	c, ok := content(e.Message)
 	if !ok {
-		return "", "", false
+		return botgw.Inbound{}, false
 	}
 	if e.Info.IsGroup {
 		if !a.addressed(cli, e.Message) {
-			return "", "", false
+			return botgw.Inbound{}, false
 		}
-		text = stripMention(text, cli)
+		c.Text = stripMention(c.Text, cli)
 	}
-	return text, kind, true
+	return c, true
 }

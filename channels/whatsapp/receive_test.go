@@ -71,7 +71,7 @@ func TestNormalize(t *testing.T) {
 			&botgw.Inbound{Chat: key("447700900123@s.whatsapp.net"), Kind: botgw.KindText, ID: "M3", UserID: "447700900123", Text: "where is this?"}},
 		{"document caption", "", dm("M3d", alicePN, &waE2E.Message{DocumentMessage: &waE2E.DocumentMessage{Caption: proto.String("my ticket")}}),
 			&botgw.Inbound{Chat: key("447700900123@s.whatsapp.net"), Kind: botgw.KindText, ID: "M3d", UserID: "447700900123", Text: "my ticket"}},
-		{"voice note is unsupported", "", dm("M4", alicePN, &waE2E.Message{AudioMessage: &waE2E.AudioMessage{PTT: proto.Bool(true)}}),
+		{"video is unsupported", "", dm("M4", alicePN, &waE2E.Message{VideoMessage: &waE2E.VideoMessage{Mimetype: proto.String("video/mp4")}}),
 			&botgw.Inbound{Chat: key("447700900123@s.whatsapp.net"), Kind: botgw.KindUnsupported, ID: "M4", UserID: "447700900123"}},
 		{"LID sender with phone alt is one chat", "", withAlt,
 			&botgw.Inbound{Chat: key("447700900123@s.whatsapp.net"), Kind: botgw.KindText, ID: "M7", UserID: "447700900123", Text: "hi"}},

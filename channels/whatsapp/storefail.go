@@ -64,8 +64,8 @@ func (a *Adapter) poisoned(ctx context.Context, in botgw.Inbound) bool {
 // unresolved is what is known of a message whose chat could not be
 // determined (the alias store failed): its chat as WhatsApp addressed it.
 func unresolved(e *events.Message, err error) botgw.Inbound {
-	text, kind, _ := content(e.Message)
-	return botgw.Inbound{Chat: botgw.ChatKey{Channel: Name, ID: e.Info.Chat.ToNonAD().String()}, Kind: kind,
-		ID: e.Info.ID, UserName: e.Info.PushName, Text: text, At: e.Info.Timestamp,
-		Meta: map[string]string{"unresolved": err.Error()}}
+	c, _ := content(e.Message)
+	return botgw.Inbound{Chat: botgw.ChatKey{Channel: Name, ID: e.Info.Chat.ToNonAD().String()}, Kind: c.Kind,
+		ID: e.Info.ID, UserName: e.Info.PushName, Text: c.Text, At: e.Info.Timestamp,
+		Location: c.Location, Media: c.Media, Meta: map[string]string{"unresolved": err.Error()}}
 }

@@ -40,8 +40,9 @@ func sharedRedis(t *testing.T) redisTarget {
 }
 
 // newScenario starts n replicas named a, b, ... (API keys sk-a, sk-b, ...)
-// over target, under a fresh key prefix.
-func newScenario(t *testing.T, target redisTarget, n int) *scenario {
+// over target, under a fresh key prefix; edits change each replica's
+// config (faultConfig) before it starts.
+func newScenario(t *testing.T, target redisTarget, n int, edits ...func(string) string) *scenario {
 	t.Helper()
 	llm, llmURL := newFaultLLM(t)
 	sc := &scenario{t: t, llm: llm, api: newBotAPI(t)}
@@ -53,6 +54,9 @@ func newScenario(t *testing.T, target redisTarget, n int) *scenario {
 	for i := range n {
 		name := string(rune('a' + i))
 		cfg := faultConfig(target.keys, prefix, llmURL, "sk-"+name, sc.api.URL)
+		for _, edit := range edits {
+			cfg = edit(cfg)
+		}
 		sc.replicas = append(sc.replicas, startReplica(t, name, cfg))
 	}
 	return sc

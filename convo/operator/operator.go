@@ -74,6 +74,7 @@ func (o *API) Show(ctx context.Context, k botgw.ChatKey) (any, error) {
 	v := &ChatView{Chat: k.String(), Size: len(info.Blob), TTL: info.TTL.Round(time.Second).String(),
 		TTLSeconds: info.TTL.Seconds(), Version: info.Version, Pending: info.Pending, Outbox: info.Outbox,
 		Events: []botgw.Message{}, History: []botgw.Message{}}
+	defer v.applyOps(info.Ops, time.Now())
 	if info.Blob == nil {
 		return v, nil
 	}

@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -41,7 +42,7 @@ func messages(history []botgw.Message) ([]sdk.MessageParam, error) {
 	for i, m := range history {
 		switch m.Role {
 		case botgw.RoleUser:
-			c.add(user, text(m.Text)...)
+			c.add(user, append(images(m.Images), text(m.Text)...)...)
 		case botgw.RoleEvent:
 			c.add(user, text(wire.EventPrefix+m.Text)...)
 		case botgw.RoleSummary:
@@ -66,6 +67,16 @@ func text(s string) []sdk.ContentBlockParamUnion {
 		return nil
 	}
 	return []sdk.ContentBlockParamUnion{sdk.NewTextBlock(s)}
+}
+
+// images are the turn's photos as base64 image blocks, which the API
+// wants before the text about them.
+func images(imgs []botgw.Image) []sdk.ContentBlockParamUnion {
+	var blocks []sdk.ContentBlockParamUnion
+	for _, img := range imgs {
+		blocks = append(blocks, sdk.NewImageBlockBase64(img.MIME, base64.StdEncoding.EncodeToString(img.Data)))
+	}
+	return blocks
 }
 
 func toolUses(m botgw.Message) []sdk.ContentBlockParamUnion {

@@ -27,7 +27,7 @@ type request struct {
 // message that holds nothing but tool calls.
 type message struct {
 	Role       string     `json:"role"`
-	Content    *string    `json:"content,omitempty"`
+	Content    content    `json:"content,omitzero"`
 	ToolCalls  []toolCall `json:"tool_calls,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"`
 }
@@ -60,13 +60,13 @@ type function struct {
 func messages(system string, history []botgw.Message) ([]message, error) {
 	out := make([]message, 0, len(history)+1)
 	if system != "" {
-		out = append(out, message{Role: "system", Content: &system})
+		out = append(out, message{Role: "system", Content: text(&system)})
 	}
 	for i := range history {
 		m := &history[i]
 		switch m.Role {
 		case botgw.RoleUser:
-			out = append(out, message{Role: "user", Content: &m.Text})
+			out = append(out, userMessage(m))
 		case botgw.RoleEvent:
 			out = append(out, prefixed(wire.EventPrefix, m.Text))
 		case botgw.RoleSummary:
@@ -80,20 +80,20 @@ func messages(system string, history []botgw.Message) ([]message, error) {
 	return out, nil
 }
 
-func prefixed(prefix, text string) message {
-	s := prefix + text
-	return message{Role: "user", Content: &s}
+func prefixed(prefix, s string) message {
+	s = prefix + s
+	return message{Role: "user", Content: text(&s)}
 }
 
 // appendAssistant appends an assistant message: with tool calls, the
 // assistant's tool-call message and then one "tool" message per call.
 func appendAssistant(out []message, m *botgw.Message) []message {
 	if len(m.ToolCalls) == 0 {
-		return append(out, message{Role: "assistant", Content: &m.Text})
+		return append(out, message{Role: "assistant", Content: text(&m.Text)})
 	}
 	a := message{Role: "assistant", ToolCalls: make([]toolCall, 0, len(m.ToolCalls))}
 	if m.Text != "" {
-		a.Content = &m.Text
+		a.Content = text(&m.Text)
 	}
 	for _, tc := range m.ToolCalls {
 		a.ToolCalls = append(a.ToolCalls, toolCall{ID: tc.ID, Type: "function",
@@ -102,7 +102,7 @@ func appendAssistant(out []message, m *botgw.Message) []message {
 	out = append(out, a)
 	for _, tc := range m.ToolCalls {
 		result := toolResult(tc)
-		out = append(out, message{Role: "tool", Content: &result, ToolCallID: tc.ID})
+		out = append(out, message{Role: "tool", Content: text(&result), ToolCallID: tc.ID})
 	}
 	return out
 }

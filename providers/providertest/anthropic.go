@@ -23,7 +23,7 @@ type AnthropicMessage struct {
 	Content []AnthropicBlock `json:"content"`
 }
 
-// AnthropicBlock is any content block: text, tool_use or tool_result.
+// AnthropicBlock is any content block: text, image, tool_use or tool_result.
 type AnthropicBlock struct {
 	Type      string           `json:"type"`
 	Text      string           `json:"text,omitempty"`
@@ -33,6 +33,15 @@ type AnthropicBlock struct {
 	ToolUseID string           `json:"tool_use_id,omitempty"`
 	IsError   *bool            `json:"is_error,omitempty"`
 	Content   []AnthropicBlock `json:"content,omitempty"`
+	Source    *AnthropicSource `json:"source,omitempty"` // an image block's
+}
+
+// AnthropicSource is an image block's source: {"type":"base64",
+// "media_type","data"}.
+type AnthropicSource struct {
+	Type      string `json:"type"`
+	MediaType string `json:"media_type"`
+	Data      string `json:"data"`
 }
 
 type AnthropicTool struct {

@@ -2,7 +2,7 @@
 -- KEYS[1] lease, KEYS[2] state hash, KEYS[3] pending list, KEYS[4] outbox list
 -- ARGV[1] lease the caller holds ("" for none), ARGV[2] fresh token,
 -- ARGV[3] lease TTL (ms), ARGV[4] max pending entries to return
--- Returns 0 when another worker holds the lease, else
+-- Returns the lease's PTTL (an integer) when another worker holds it, else
 -- {token, version or "", blob or "", expiry, pending, outbox, pace}: expiry
 -- is the state's "e" field (unix ms it expires at, "0" for never) or, for a
 -- state written before that field existed, its PTTL; pace is its "r" field
@@ -24,7 +24,7 @@ if token == '' then
 end
 local held = redis.call('SET', KEYS[1], token, 'NX', 'GET', 'PX', ARGV[3])
 if held and (ARGV[1] == '' or held ~= ARGV[1]) then
-  return 0
+  return redis.call('PTTL', KEYS[1])
 end
 local st = redis.call('HMGET', KEYS[2], 'v', 'b', 'e', 'r', 'l')
 if st[1] and st[5] ~= token then

@@ -40,7 +40,8 @@ function add(kind, text, restoring) {
   return div;
 }
 
-async function post(text) {
+// post sends one message: {text} or {location}.
+async function post(msg) {
   const typing = document.createElement("div");
   typing.className = "typing";
   typing.textContent = "…thinking";
@@ -48,7 +49,7 @@ async function post(text) {
   try {
     const res = await fetch("/v1/chat", {
       method: "POST", headers: {"Content-Type": "application/json"},
-      body: JSON.stringify({chat, text}),
+      body: JSON.stringify(Object.assign({chat}, msg)),
     });
     const body = await res.json().catch(() => ({}));
     if (res.ok && body.reply) { add("bot", body.reply); offer(body.choices, body.ask_location); }
@@ -95,28 +96,24 @@ async function say(text) {
   clearChoices();
   add("me", text);
   send.disabled = true;
-  await post(text);
+  await post({text});
   send.disabled = false;
 }
 
-// shareLocation sends the browser's position as a location pin.
+// shareLocation sends the browser's position (Geolocation API) as a pin.
 function shareLocation() {
+  if (!navigator.geolocation) { add("error", "This browser cannot share a location."); return; }
+  locate.disabled = true;
   navigator.geolocation.getCurrentPosition(async (pos) => {
     clearChoices();
-    const {latitude, longitude} = pos.coords;
-    add("me", "📍 " + latitude.toFixed(5) + ", " + longitude.toFixed(5));
-    try {
-      const res = await fetch("/v1/chat", {
-        method: "POST", headers: {"Content-Type": "application/json"},
-        body: JSON.stringify({chat, location: {latitude, longitude}}),
-      });
-      const body = await res.json().catch(() => ({}));
-      if (res.ok && body.reply) { add("bot", body.reply); offer(body.choices, body.ask_location); }
-      else if (!res.ok) add("error", body.error || ("Error " + res.status));
-    } catch (e) {
-      add("error", "Network error: " + e.message);
-    }
-  }, (err) => add("error", "Location not shared: " + err.message));
+    const location = {latitude: pos.coords.latitude, longitude: pos.coords.longitude};
+    add("me", "📍 " + location.latitude.toFixed(5) + ", " + location.longitude.toFixed(5));
+    await post({location});
+    locate.disabled = false;
+  }, (err) => {
+    add("error", "Location not shared: " + err.message);
+    locate.disabled = false;
+  }, {enableHighAccuracy: true, timeout: 15000, maximumAge: 0});
 }
 
 document.getElementById("form").addEventListener("submit", async (ev) => {
@@ -127,6 +124,10 @@ document.getElementById("form").addEventListener("submit", async (ev) => {
   await say(text);
   input.focus();
 });
+
+// The "share my location" button beside Send.
+const locate = document.getElementById("locate");
+locate.addEventListener("click", shareLocation);
 
 input.addEventListener("keydown", (ev) => {
   if (ev.key === "Enter" && !ev.shiftKey) {

@@ -1,0 +1,86 @@
+package channeltest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// botFile is a file the fake Bot API holds: what getFile says of it and
+// what GET /file/bot<token>/<path> serves.
+type botFile struct {
+	path string
+	data []byte
+	size int  // reported file_size (len(data) unless set apart)
+	gone bool // getFile answers, the download is 404 (an expired path)
+}
+
+// maxBotFile is the Bot API's download limit: getFile refuses larger files.
+const maxBotFile = 20 << 20
+
+// AddFile makes getFile know id and the file URL serve data.
+func (f *BotAPI) AddFile(id string, data []byte) {
+	f.addFile(id, botFile{data: data, size: len(data)})
+}
+
+// AddLargeFile makes getFile report id with size bytes (over 20 MB it
+// refuses it, as Telegram does) without holding them.
+func (f *BotAPI) AddLargeFile(id string, size int) { f.addFile(id, botFile{size: size}) }
+
+// AddGoneFile makes getFile answer for id while the download is 404.
+func (f *BotAPI) AddGoneFile(id string) { f.addFile(id, botFile{size: 1000, gone: true}) }
+
+func (f *BotAPI) addFile(id string, bf botFile) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.files == nil {
+		f.files = map[string]*botFile{}
+	}
+	bf.path = fmt.Sprintf("photos/file_%d.bin", len(f.files))
+	f.files[id] = &bf
+}
+
+// FileDownloads counts GETs of file URLs.
+func (f *BotAPI) FileDownloads() int { return len(f.CallsTo("GET /file")) }
+
+// getFile answers like the Bot API; f.mu is held.
+func (f *BotAPI) getFile(p map[string]string) Reply {
+	bf, ok := f.files[p["file_id"]]
+	switch {
+	case !ok:
+		return Reply{400, `{"ok":false,"error_code":400,"description":"Bad Request: invalid file_id"}`}
+	case bf.size > maxBotFile:
+		return Reply{400, `{"ok":false,"error_code":400,"description":"Bad Request: file is too big"}`}
+	}
+	res, _ := json.Marshal(map[string]any{"file_id": p["file_id"], "file_unique_id": "u" + p["file_id"],
+		"file_size": bf.size, "file_path": bf.path})
+	return Reply{200, `{"ok":true,"result":` + string(res) + `}`}
+}
+
+// serveFile serves GET /file/bot<token>/<file_path>.
+func (f *BotAPI) serveFile(w http.ResponseWriter, path string) {
+	f.record(APICall{Method: "GET /file", Params: map[string]string{"path": path}})
+	f.mu.Lock()
+	var found *botFile
+	for _, bf := range f.files {
+		if bf.path == path && !bf.gone && bf.data != nil {
+			found = bf
+		}
+	}
+	f.mu.Unlock()
+	if found == nil {
+		http.Error(w, `{"ok":false,"error_code":404,"description":"Not Found"}`, http.StatusNotFound)
+		return
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	_, _ = w.Write(found.data)
+}
+
+// filePath is the file path of a GET /file/bot<token>/<path> request.
+func (f *BotAPI) filePath(r *http.Request) (string, bool) {
+	if r.Method != http.MethodGet {
+		return "", false
+	}
+	return strings.CutPrefix(r.URL.Path, "/file/bot"+f.Token+"/")
+}

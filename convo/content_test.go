@@ -1,0 +1,64 @@
+package convo
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/providers/fake"
+)
+
+func pinInbound(id string, lat, lon float64, kind botgw.InboundKind) botgw.Inbound {
+	l := &botgw.Location{Latitude: lat, Longitude: lon}
+	in := botgw.Inbound{Chat: testChat, Kind: kind, ID: id, UserID: "u1", Location: l}
+	if kind == botgw.KindText {
+		in.Text = l.String()
+	}
+	return in
+}
+
+// A pin is the player's message and the chat's pinned location; a live
+// location's later position replaces the pinned location without a turn
+// (no model call, no reply), so the next turn sees the latest position
+// once.
+func TestLocationPinAndLiveUpdates(t *testing.T) {
+	prov := fake.New()
+	st := openStore(t, false, fastStore)
+	r := newRig(t, st, prov, Config{})
+	ctx := context.Background()
+	if err := r.eng.Handle(ctx, pinInbound("p1", 53.99212, -1.54181, botgw.KindText)); err != nil {
+		t.Fatal(err)
+	}
+	r.ch.Wait(t, 1, 5*time.Second)
+	if err := r.eng.Handle(ctx, pinInbound("p1@2", 53.99301, -1.54012, botgw.KindLocation)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return strings.Contains(locationEvents(history(t, st, testChat)), "53.99301") })
+	if n := len(prov.Requests()); n != 1 {
+		t.Fatalf("the live update called the model: %d requests, want 1", n)
+	}
+	r.say(t, testChat, "t2", "what is near me?")
+	r.ch.Wait(t, 2, 5*time.Second)
+	if sent := r.ch.Sent(); len(sent) != 2 {
+		t.Fatalf("sent %d replies, want 2 (none for the live update)", len(sent))
+	}
+	req := prov.Requests()[1]
+	if got := locationEvents(req.Messages); got != "The player's current location: 53.99301, -1.54012" {
+		t.Errorf("location events the model saw: %q, want the latest position once", got)
+	}
+	if first := req.Messages[0]; first.Role != botgw.RoleUser || first.Text != "53.99212, -1.54181" || first.Location == nil {
+		t.Errorf("the pin in the history: %+v", first)
+	}
+}
+
+func locationEvents(h []botgw.Message) string {
+	var out []string
+	for _, m := range h {
+		if m.Role == botgw.RoleEvent && m.EventKey == botgw.LocationKey {
+			out = append(out, m.Text)
+		}
+	}
+	return strings.Join(out, " | ")
+}
