@@ -242,3 +242,19 @@ func randomID() string {
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
 }
+
+// ParseEvent validates one app event's JSON as POST /v1/events takes it,
+// for the gateway's other event sources (Kafka); the error names the
+// field. An event without an id is given fallbackID, so a source that
+// hands the same message over twice stores it once.
+func (ev *Events) ParseEvent(body []byte, fallbackID string) (botgw.Inbound, error) {
+	var one eventIn
+	if err := strictDecode(body, &one); err != nil {
+		return botgw.Inbound{}, fmt.Errorf("body: %v", err)
+	}
+	if one.ID == "" {
+		one.ID = fallbackID
+	}
+	m, _, err := ev.check(one)
+	return m, err
+}

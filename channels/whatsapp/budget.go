@@ -34,9 +34,11 @@ func (c Config) dailyCap() int {
 	return c.DailyCap
 }
 
+// coldRate is the configured cold rate; unset, the default, but never
+// above the number's own rate.
 func (c Config) coldRate() float64 {
 	if c.ColdRatePerMinute == 0 {
-		return defaultColdRatePerMinute
+		return min(defaultColdRatePerMinute, c.rate())
 	}
 	return c.ColdRatePerMinute
 }

@@ -46,7 +46,8 @@ type Config struct {
 	// much more than a person would.
 	DailyCap int `yaml:"daily_cap"`
 	// ColdRatePerMinute is the rate, below RatePerMinute, for chats whose
-	// player never wrote to the number (broadcast targets; default 2).
+	// player never wrote to the number (broadcast targets; default 2, or
+	// RatePerMinute if that is lower).
 	// Messages to people who never wrote first are what WhatsApp bans
 	// numbers for (temporary ban 101).
 	ColdRatePerMinute float64 `yaml:"cold_rate_per_minute"`

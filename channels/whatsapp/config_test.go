@@ -22,6 +22,12 @@ func TestConfigValidate(t *testing.T) {
 		{"postgres without host", Config{Store: "postgres:///botgw"}, []string{"channels.whatsapp.store: a PostgreSQL URL needs a host"}},
 		{"unknown scheme", Config{Store: "/var/lib/wa.db"}, []string{"channels.whatsapp.store:", "sqlite://"}},
 		{"empty sqlite path", Config{Store: "sqlite://"}, []string{"channels.whatsapp.store: sqlite:// needs a file path"}},
+		{"slow number, default cold rate", Config{Store: "sqlite://wa.db", RatePerMinute: 1}, nil},
+		{"budgets", Config{Store: "sqlite://wa.db", DailyCap: -1, RatePerMinute: 10, ColdRatePerMinute: 12}, []string{
+			"channels.whatsapp.daily_cap: -1 is negative",
+			"channels.whatsapp.cold_rate_per_minute: 12 is above rate_per_minute (10)",
+		}},
+		{"negative cold rate", Config{Store: "sqlite://wa.db", ColdRatePerMinute: -1}, []string{"channels.whatsapp.cold_rate_per_minute: must not be negative"}},
 		{"every problem at once", Config{Store: "mysql://x", GroupTrigger: "sometimes", LeaseTTL: time.Second, Proxy: "ftp://p"}, []string{
 			"channels.whatsapp.store:",
 			"channels.whatsapp.group_trigger: \"sometimes\"",

@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/botgw/botgw/channels/stream/kafka"
 	"github.com/botgw/botgw/channels/web"
 	"github.com/botgw/botgw/compaction"
 	"github.com/botgw/botgw/convo"
@@ -37,7 +38,9 @@ type Config struct {
 	Compaction     compaction.Config `yaml:"compaction"`
 	Turns          convo.TurnsConfig `yaml:"turns"` // debounce and interrupt; channels.<name>.turns overrides
 	Channels       ChannelsConfig    `yaml:"channels"`
+	Media          MediaConfig       `yaml:"media"` // photos and voice notes (docs/media.md)
 	Events         EventsConfig      `yaml:"events"`
+	Stream         StreamConfig      `yaml:"stream"`
 	Admin          AdminConfig       `yaml:"admin"`
 	Log            LogConfig         `yaml:"log"`
 }
@@ -86,7 +89,8 @@ type LimitsConfig struct {
 }
 
 type EventsConfig struct {
-	Secret string `yaml:"secret"`
+	Secret string              `yaml:"secret"`
+	Kafka  *kafka.SourceConfig `yaml:"kafka"` // app events in from Kafka, besides POST /v1/events
 }
 
 type AdminConfig struct {
@@ -105,6 +109,7 @@ type AdminConfig struct {
 func (c Config) storeOptions() state.Options {
 	o := c.Redis.Options()
 	o.DeadLetterTTL = c.Admin.DeadLetterTTL
+	o.Stream = state.StreamOptions{Sinks: c.Stream.sinks()}
 	return o
 }
 

@@ -47,7 +47,22 @@ func startSentinels(t *testing.T) *sentinelSet {
 		set.sentinels = append(set.sentinels, s)
 	}
 	waitUntil(t, 30*time.Second, set.watching)
+	waitUntil(t, 30*time.Second, set.acknowledging)
 	return set
+}
+
+// acknowledging reports whether the replica confirms a write to the
+// primary (WAIT on the connection that wrote it): a replica still in its
+// first sync does not, and the gateway would refuse every write.
+func (set *sentinelSet) acknowledging() bool {
+	ctx := context.Background()
+	c := redis.NewClient(&redis.Options{Addr: set.primary.addr(), PoolSize: 1})
+	defer c.Close()
+	if err := c.Set(ctx, "botgwfault-probe", "1", time.Minute).Err(); err != nil {
+		return false
+	}
+	n, err := c.Wait(ctx, 1, 200*time.Millisecond).Result()
+	return err == nil && n == 1
 }
 
 // startPlain runs a redis-server without persistence; it is stopped when

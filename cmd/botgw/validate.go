@@ -36,7 +36,7 @@ func (c Config) Validate() error {
 	errs = append(errs, c.Redis.Validate(), c.Compaction.Validate())
 	errs = append(errs, c.Provider.validate("provider")...)
 	errs = append(errs, c.Channels.validate()...)
-	errs = append(errs, tools.Validate(c.Tools), c.Limits.validate(), c.validateTurns())
+	errs = append(errs, tools.Validate(c.Tools), c.Limits.validate(), c.validateTurns(), c.Media.validate(c.Provider))
 	if c.MaxToolCalls < 0 {
 		bad("max_tool_calls", "must not be negative")
 	}
@@ -51,6 +51,8 @@ func (c Config) Validate() error {
 		}
 	}
 	errs = append(errs, c.Admin.validate()...)
+	errs = append(errs, c.Stream.validate()...)
+	errs = append(errs, validateEventsKafka(c.Events.Kafka)...)
 	if !slices.Contains([]string{"", "debug", "info", "warn", "error"}, c.Log.Level) {
 		bad("log.level", "want debug, info, warn or error, got %q", c.Log.Level)
 	}

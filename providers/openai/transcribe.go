@@ -19,7 +19,8 @@ const DefaultTranscriptionModel = "gpt-4o-mini-transcribe"
 // compatible server (whisper.cpp, faster-whisper, vLLM, Groq). It is safe
 // for concurrent use.
 type Transcriber struct {
-	p *Provider
+	p   *Provider // the client settings and error translation
+	svc sdk.AudioTranscriptionService
 }
 
 // NewTranscriber checks cfg (Model defaults to DefaultTranscriptionModel)
@@ -33,7 +34,7 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 		return nil, fmt.Errorf("transcription: %w", err)
 	}
 	p.id = "openai-transcription/" + cfg.Model
-	return &Transcriber{p: p}, nil
+	return &Transcriber{p: p, svc: sdk.NewAudioTranscriptionService(p.client.Options...)}, nil
 }
 
 // Transcribe sends audio as the multipart file name (its extension tells
@@ -45,7 +46,7 @@ func (t *Transcriber) Transcribe(ctx context.Context, audio []byte, name string)
 	if ctype == "" {
 		ctype = "application/octet-stream"
 	}
-	res, err := t.p.client.Audio.Transcriptions.New(ctx, sdk.AudioTranscriptionNewParams{
+	res, err := t.svc.New(ctx, sdk.AudioTranscriptionNewParams{
 		File:  sdk.File(bytes.NewReader(audio), name, ctype),
 		Model: sdk.AudioModel(t.p.cfg.Model),
 	})
