@@ -36,6 +36,10 @@ type Commit struct {
 	// Activity, when set, updates the chat list (ChatIndex) with the
 	// commit: last activity, a preview of the last message, the pause.
 	Activity *ChatActivity
+	// Records are the change's conversation-stream records, in order; the
+	// store numbers and keeps them with the commit for every configured
+	// sink (none: they are dropped).
+	Records []StreamRecord
 }
 
 // ChatActivity is what the chat list knows of a chat, kept at commit so

@@ -11,6 +11,7 @@ import (
 type askResult struct {
 	firstInput int // input tokens the provider reported for the first call
 	text       string
+	offer      botgw.Offer     // what the model's offer_choices asked the reply to offer
 	added      []botgw.Message // assistant messages, tool records included
 	usage      botgw.Usage
 	toolCalls  int
@@ -29,6 +30,9 @@ func (e *Engine) ask(ctx context.Context, k botgw.ChatKey, user string, history 
 	var specs []botgw.ToolSpec
 	if e.deps.Tools != nil {
 		specs = e.deps.Tools.Specs()
+	}
+	if !e.cfg.NoOfferChoices {
+		specs = append(specs[:len(specs):len(specs)], offerChoicesSpec)
 	}
 	msgs := history
 	for {
@@ -57,6 +61,9 @@ func (e *Engine) ask(ctx context.Context, k botgw.ChatKey, user string, history 
 		}
 		calls := e.runTools(ctx, k, user, reply.ToolCalls, e.cfg.MaxToolCalls-res.toolCalls)
 		res.toolCalls += len(calls)
+		if o, ok := offerOf(calls); ok {
+			res.offer = o
+		}
 		m := botgw.Message{Role: botgw.RoleAssistant, Text: reply.Text, At: e.now(), ToolCalls: calls}
 		res.added = append(res.added, m)
 		msgs = append(msgs[:len(msgs):len(msgs)], m)
@@ -92,6 +99,12 @@ func (e *Engine) runTools(ctx context.Context, k botgw.ChatKey, user string, cal
 // callTool runs one tool call in a "tool" span named by the tool (never
 // its arguments or result).
 func (e *Engine) callTool(ctx context.Context, k botgw.ChatKey, user string, c botgw.ToolCall) (string, error) {
+	if c.Name == OfferChoicesTool && !e.cfg.NoOfferChoices {
+		return runOfferChoices(c.Arguments)
+	}
+	if e.deps.Tools == nil {
+		return "", fmt.Errorf("there is no tool named %q", c.Name)
+	}
 	ctx, span := e.startSpan(ctx, spanTool, k.Channel)
 	if span.IsRecording() {
 		span.SetAttributes(attrToolName.String(c.Name))

@@ -13,6 +13,7 @@ import (
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/convo/audit"
 	"github.com/botgw/botgw/convo/codec"
+	"github.com/botgw/botgw/convo/streamrec"
 )
 
 // command is one in-chat command. Commands never reach the LLM and never
@@ -111,8 +112,8 @@ func cmdReset(_ context.Context, e *Engine, v *chatView) (string, bool) {
 	return "Done: I've forgotten our conversation. Let's start again!", true
 }
 
-func cmdResetOther(ctx context.Context, e *Engine, target botgw.ChatKey, _, _ string) string {
-	if err := e.deps.Store.Reset(ctx, target); err != nil {
+func cmdResetOther(ctx context.Context, e *Engine, target botgw.ChatKey, _, who string) string {
+	if err := streamrec.Reset(ctx, e.deps.Store, target, streamrec.OperatorAgent(who), e.deps.Log); err != nil {
 		return fmt.Sprintf("Could not reset %s: %v", target, err)
 	}
 	return fmt.Sprintf("Reset %s: its next message starts a new conversation.", target)

@@ -2,6 +2,7 @@ package convo
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -61,4 +62,54 @@ func locationEvents(h []botgw.Message) string {
 		}
 	}
 	return strings.Join(out, " | ")
+}
+
+// photoReader stands in for convo/media: every photo reads as 200 kB of
+// image for its turn.
+type photoReader struct{}
+
+func (photoReader) Read(_ context.Context, in botgw.Inbound) (botgw.Message, string) {
+	return botgw.Message{Text: "[photo] " + in.Text, Media: botgw.MediaPhoto,
+		Images: []botgw.Image{{MIME: "image/jpeg", Data: make([]byte, 200_000)}}}, ""
+}
+
+// A player's state after ten photo turns is about the size of ten text
+// turns: the history keeps "[photo]" and the caption, never the image,
+// and a later turn does not send an earlier image again.
+func TestPhotoTurnsKeepTheStateSmall(t *testing.T) {
+	prov := fake.New()
+	st := openStore(t, false, fastStore)
+	r := newRig(t, st, prov, Config{}, func(e *Engine) { e.deps.Media = photoReader{} })
+	photos, texts := botgw.ChatKey{Channel: "test", ID: "photos"}, botgw.ChatKey{Channel: "test", ID: "texts"}
+	for i := range 10 {
+		caption := fmt.Sprintf("clue %d: is this the statue?", i)
+		in := botgw.Inbound{Chat: photos, Kind: botgw.KindText, ID: msgID(i), UserID: "u1", Text: caption,
+			Media: &botgw.Media{Kind: botgw.MediaPhoto, Ref: "file-" + msgID(i)}}
+		if err := r.eng.Handle(context.Background(), in); err != nil {
+			t.Fatal(err)
+		}
+		r.say(t, texts, msgID(i), caption)
+		r.ch.Wait(t, 2*(i+1), 5*time.Second)
+	}
+	p, x := decoded(t, st, photos), decoded(t, st, texts)
+	ps, xs := stateSize(t, st, photos), stateSize(t, st, texts)
+	if ps > xs*12/10 || len(p.History) != len(x.History) {
+		t.Errorf("state after 10 photo turns: %d bytes, %d messages; after 10 text turns: %d bytes, %d messages", ps, len(p.History), xs, len(x.History))
+	}
+	for _, req := range prov.Requests() {
+		for _, m := range req.Messages[:len(req.Messages)-1] {
+			if len(m.Images) > 0 {
+				t.Fatal("an earlier photo was sent to the model again")
+			}
+		}
+	}
+}
+
+func stateSize(t *testing.T, st botgw.Store, k botgw.ChatKey) int {
+	t.Helper()
+	info, err := st.Info(context.Background(), k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(info.Blob)
 }

@@ -55,6 +55,9 @@ type Config struct {
 	// replies waiting lets the last holder record their delivery before it
 	// resends them (record.go); default 3 × LeaseRenew, at most 2s.
 	TakeoverGrace time.Duration
+	// NoOfferChoices turns the built-in tool offer_choices off
+	// (tools_builtin.offer_choices: false).
+	NoOfferChoices bool
 }
 
 func (c Config) withDefaults() Config {

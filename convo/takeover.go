@@ -38,7 +38,8 @@ func (e *Engine) applyOperator(v *chatView, b *batch, in botgw.Inbound) {
 		b.asked = false // the operator answered it
 		v.env.History = append(v.env.History, botgw.Message{Role: botgw.RoleAssistant,
 			Text: in.Text, At: in.At, Operator: op.Operator})
-		b.out = append(b.out, botgw.Outbound{Chat: v.chat, ID: "op-" + in.ID, Text: in.Text})
+		said := &v.env.History[len(v.env.History)-1]
+		b.out = append(b.out, offered(botgw.Outbound{Chat: v.chat, ID: "op-" + in.ID, Text: in.Text}, in.Offer, said))
 	case botgw.OpRedeliver:
 		if op.Reply != nil { // sent as the operator asks, pause or not
 			r := *op.Reply

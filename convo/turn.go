@@ -15,14 +15,18 @@ import (
 
 // batch is what one turn makes of a chat's pending input.
 type batch struct {
-	user    *botgw.Message   // the user's messages since the last event, as one message
-	asked   bool             // the burst holds user text for the model
-	last    botgw.Inbound    // the input answered: its Meta goes with the reply
-	replies []string         // command answers and notices, in order
-	respond bool             // an event asked for a reply
-	out     []botgw.Outbound // operator messages and redelivered replies, in order
-	tags    []string         // broadcast items the reply answers (events with respond)
-	notices []string         // media notices among replies (dropped while an operator holds the chat)
+	user    *botgw.Message       // the user's messages since the last event, as one message
+	asked   bool                 // the burst holds user text for the model
+	last    botgw.Inbound        // the input answered: its Meta goes with the reply
+	replies []string             // command answers and notices, in order
+	respond bool                 // an event asked for a reply
+	out     []botgw.Outbound     // operator messages and redelivered replies, in order
+	tags    []string             // broadcast items the reply answers (events with respond)
+	notices []string             // media notices among replies (dropped while an operator holds the chat)
+	recs    []botgw.StreamRecord // the conversation stream's records (streamrec.go)
+	// asks is what the events asking for a reply want it to offer; offer
+	// is what the reply offers (asks, else the model's offer_choices).
+	asks, offer botgw.Offer
 }
 
 // turn runs one turn over snap's pending input and returns the commit.
@@ -48,6 +52,11 @@ func (e *Engine) turn(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 	if !b.asked && !b.respond && b.user != nil { // backlog only: stored, not answered
 		env.History = append(env.History, *b.user)
 	}
+	out := b.out
+	if len(b.replies) > 0 {
+		reply := botgw.Outbound{Chat: k, ID: "re-" + replyTo(b, snap.Pending), Text: strings.Join(b.replies, "\n\n"), Meta: b.replyMeta()}
+		out = append(out, offered(reply, b.offer, lastAssistant(env.History)))
+	}
 	env.Updated = now
 	blob, err := codec.Encode(env)
 	if err != nil { // cannot happen for our own types; keep the old state
@@ -56,11 +65,8 @@ func (e *Engine) turn(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 	}
 	stats.StateSize = len(blob)
 	c := botgw.Commit{Lease: snap.Lease, Version: snap.Version, Blob: blob,
-		TTL: e.cfg.StateTTL, Consumed: len(snap.Pending), Activity: view.env.Activity(now)}
-	c.Outbox = b.out
-	if len(b.replies) > 0 {
-		c.Outbox = append(c.Outbox, botgw.Outbound{Chat: k, ID: "re-" + replyTo(b, snap.Pending), Text: strings.Join(b.replies, "\n\n"), Meta: b.replyMeta()})
-	}
+		TTL: e.cfg.StateTTL, Consumed: len(snap.Pending), Activity: view.env.Activity(now), Records: b.recs}
+	c.Outbox = out
 	return c, stats, env
 }
 
@@ -81,7 +87,7 @@ func (e *Engine) respond(ctx context.Context, k botgw.ChatKey, env *codec.Envelo
 	case env.Paused(now):
 		e.holdForOperator(env, b, stats)
 	case b.asked || b.respond:
-		if reply := e.answer(ctx, k, env, *b, stats, log); reply != "" {
+		if reply := e.answer(ctx, k, env, b, stats, log); reply != "" {
 			b.replies = append(b.replies, reply)
 		}
 	case len(b.replies) > 0:
@@ -121,6 +127,7 @@ func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbou
 			if in.Event != nil {
 				b.flushUser(v.env) // earlier text stays before the event
 				applyEvent(v.env, in)
+				b.record(in.Chat, botgw.AgentApp, botgw.ActionEvent, in.Event.Text, in.At)
 				b.respond = b.respond || in.Event.Respond
 				b.event(in)
 			}
@@ -128,9 +135,13 @@ func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbou
 			b.say(v.env, in, v.env.Paused(e.now()))
 		case botgw.KindOperator:
 			e.applyOperator(v, &b, in)
+			if in.Op != nil {
+				b.recordOperator(v.chat, in)
+			}
 		case botgw.KindLocation:
 			if in.Location != nil {
 				b.applyLocation(v.env, in)
+				b.recordUser(in, in.Location.String(), in.Location)
 			}
 		case botgw.KindUnsupported:
 			if in.Backlog { // no notice for old media: the backlog's answer covers it
@@ -148,6 +159,10 @@ func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbou
 				b.addUser(in)
 				continue
 			}
+			var done bool
+			if in, done = e.choiceInput(v, &b, in); done {
+				continue
+			}
 			if in.Cut && !in.Backlog {
 				b.last = in
 				b.replies = append(b.replies, e.cfg.Limits.CutNotice)
@@ -158,6 +173,7 @@ func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbou
 				b.replies = append(b.replies, reply)
 				if reset {
 					b.user, b.asked, b.respond = nil, false, false
+					b.record(in.Chat, userAgent(in), botgw.ActionReset, "", in.At)
 				}
 				continue
 			}
@@ -172,6 +188,9 @@ func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbou
 func (b *batch) event(in botgw.Inbound) {
 	if !in.Event.Respond {
 		return
+	}
+	if !in.Event.Offer.IsZero() {
+		b.asks = in.Event.Offer
 	}
 	if b.last.ID == "" {
 		b.last = in
@@ -189,12 +208,13 @@ func (b *batch) say(env *codec.Envelope, in botgw.Inbound, paused bool) {
 	m := botgw.Outbound{Chat: in.Chat, ID: "say-" + in.ID, Text: in.Text, Meta: in.Meta}
 	if paused {
 		m.Held = heldPaused
-		b.out = append(b.out, m)
+		b.out = append(b.out, offered(m, in.Offer, nil))
 		return
 	}
 	b.flushUser(env)
 	env.History = append(env.History, botgw.Message{Role: botgw.RoleAssistant, Text: in.Text, At: in.At})
-	b.out = append(b.out, m)
+	b.out = append(b.out, offered(m, in.Offer, &env.History[len(env.History)-1]))
+	b.record(in.Chat, botgw.AgentApp, botgw.ActionReply, in.Text, in.At)
 }
 
 // replyMeta is the Meta of the input answered plus the broadcast items the
@@ -233,6 +253,8 @@ func (b *batch) add(in botgw.Inbound, m botgw.Message) {
 	}
 	b.user.Images = append(b.user.Images, m.Images...)
 	b.user.InboundIDs = append(b.user.InboundIDs, in.ID)
+	b.user.Tap = b.user.Tap || in.Tap != nil
+	b.recordUser(in, m.Text, m.Location)
 	if !in.Backlog {
 		b.last = in
 		b.asked = true
@@ -253,11 +275,12 @@ func applyEvent(env *codec.Envelope, in botgw.Inbound) {
 }
 
 // answer compacts the history, runs the provider's tool loop and returns
-// the reply text. On failure the user's message stays in the history and
-// the reply is the apology. Past the daily token limit the model is not
-// called.
-func (e *Engine) answer(ctx context.Context, k botgw.ChatKey, env *codec.Envelope, b batch, stats *TurnStats, log *slog.Logger) string {
-	if notice, over := e.overDailyLimit(env, b, stats); over {
+// the reply text; what it offers (the events' choices, else the model's)
+// goes in b.offer. On failure the user's message stays in the history and
+// the reply is the apology, offering nothing. Past the daily token limit
+// the model is not called.
+func (e *Engine) answer(ctx context.Context, k botgw.ChatKey, env *codec.Envelope, b *batch, stats *TurnStats, log *slog.Logger) string {
+	if notice, over := e.overDailyLimit(env, *b, stats); over {
 		return notice
 	}
 	history := env.History // the turn owns env: appending in place copies nothing
@@ -273,6 +296,7 @@ func (e *Engine) answer(ctx context.Context, k botgw.ChatKey, env *codec.Envelop
 	stats.Provider = time.Since(start)
 	stats.Usage, stats.ToolCalls = res.usage, res.toolCalls
 	env.History = append(history, res.added...)
+	b.recordModel(k, res.added)
 	env.AddUsage(res.usage, e.now())
 	env.Turns++
 	rec := codec.Record{ID: b.last.ID, At: at, Provider: res.provider, Usage: res.usage,
@@ -284,12 +308,17 @@ func (e *Engine) answer(ctx context.Context, k botgw.ChatKey, env *codec.Envelop
 			stats.ProviderStatus = pe.Status
 		}
 		env.AddRecord(rec)
+		b.record(k, botgw.AgentAssistant, botgw.ActionReply, e.cfg.Apology, e.now())
 		return e.cfg.Apology
 	}
 	env.Provider = res.provider
 	env.AddRecord(rec)
 	system := []botgw.Message{{Role: botgw.RoleUser, Text: e.cfg.SystemPrompt}}
 	env.Hint = botgw.UsageHint{Reported: res.firstInput, Estimated: e.deps.Count(system) + e.deps.Count(history)}
+	b.offer = res.offer
+	if !b.asks.IsZero() {
+		b.offer = b.asks
+	}
 	return res.text
 }
 

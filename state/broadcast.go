@@ -2,6 +2,7 @@ package state
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"time"
@@ -76,9 +77,10 @@ func (b Broadcasts) queueCreate(ctx context.Context, p redis.Pipeliner, bc botgw
 		}
 		p.RPush(ctx, list, args...)
 	}
+	offer, _ := json.Marshal(bc.Event.Offer) // strings and a bool: cannot fail
 	p.HSet(ctx, b.key(bc.ID, "meta"), "total", len(bc.Chats), "message", bc.Message,
 		"event_text", bc.Event.Text, "event_key", bc.Event.Key, "respond", strconv.FormatBool(bc.Event.Respond),
-		"state", botgw.BroadcastRunning, "cursor", 0, "started_at", b.s.nowMs())
+		"offer", offer, "state", botgw.BroadcastRunning, "cursor", 0, "started_at", b.s.nowMs())
 }
 
 // Get reads a broadcast; botgw.ErrNotFound if there is none.
@@ -106,8 +108,10 @@ func (b Broadcasts) Get(ctx context.Context, id string) (botgw.BroadcastInfo, er
 		}
 		return time.Time{}
 	}
+	ev := botgw.Event{Text: m["event_text"], Key: m["event_key"], Respond: m["respond"] == "true"}
+	_ = json.Unmarshal([]byte(m["offer"]), &ev.Offer) // absent for a broadcast stored without choices
 	return botgw.BroadcastInfo{ID: id, Message: m["message"], State: m["state"], Total: atoi("total"), Cursor: atoi("cursor"),
-		Event: botgw.Event{Text: m["event_text"], Key: m["event_key"], Respond: m["respond"] == "true"},
+		Event: ev,
 		Done:  int(counts[0].Val()), Failed: int(counts[1].Val()), Cancelled: int(counts[2].Val()),
 		StartedAt: msTime("started_at"), FinishedAt: msTime("finished_at")}, nil
 }

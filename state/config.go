@@ -230,6 +230,8 @@ type Options struct {
 	// MinReplicas and ReplicaTimeout: see Config; 0 and DefaultReplicaTimeout.
 	MinReplicas    int
 	ReplicaTimeout time.Duration
+	// Stream configures the conversation stream's records (stream.go).
+	Stream StreamOptions
 }
 
 func (o Options) withDefaults() Options {

@@ -15,6 +15,14 @@ var (
 	beginSrc string
 	//go:embed lua/commit.lua
 	commitSrc string
+	//go:embed lua/stream.lua
+	streamSrc string
+	//go:embed lua/streamack.lua
+	streamAckSrc string
+	//go:embed lua/streamlease.lua
+	streamLeaseSrc string
+	//go:embed lua/reset.lua
+	resetSrc string
 	//go:embed lua/delivered.lua
 	deliveredSrc string
 	//go:embed lua/finish.lua
@@ -32,17 +40,21 @@ var (
 var (
 	appendScript    = redis.NewScript(appendSrc)
 	beginScript     = redis.NewScript(beginSrc)
-	commitScript    = redis.NewScript(commitSrc)
+	commitScript    = redis.NewScript(streamSrc + commitSrc) // stream.lua defines stream_append
 	deliveredScript = redis.NewScript(deliveredSrc)
 	finishScript    = redis.NewScript(finishSrc)
 	renewScript     = redis.NewScript(renewSrc)
 	releaseScript   = redis.NewScript(releaseSrc)
 	claimScript     = redis.NewScript(claimSrc)
 	progressScript  = redis.NewScript(progressSrc)
+	streamAckScript = redis.NewScript(streamAckSrc)
+	leaseScript     = redis.NewScript(streamLeaseSrc)
+	resetScript     = redis.NewScript(resetSrc)
 
 	allScripts = []*redis.Script{
 		appendScript, beginScript, commitScript, deliveredScript,
 		finishScript, renewScript, releaseScript, claimScript, progressScript,
+		streamAckScript, leaseScript, resetScript,
 	}
 )
 

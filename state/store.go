@@ -29,6 +29,8 @@ type Store struct {
 	// fenceUntil is the unix ms until which commits also read the lease
 	// key, as earlier releases fence them (fence.go); 0: not at all.
 	fenceUntil atomic.Int64
+	// stream is the conversation stream's sinks and their modes.
+	stream streamState
 }
 
 // Open connects to the Redis cfg names, or starts the embedded in-process
@@ -90,10 +92,12 @@ func New(client redis.UniversalClient, prefix string, opts Options) *Store {
 		prefix = DefaultKeyPrefix
 	}
 	_, cluster := client.(*redis.ClusterClient)
+	opts = opts.withDefaults()
 	return &Store{
+		stream:  streamState{sinks: opts.Stream.Sinks, modes: make([]atomic.Int32, len(opts.Stream.Sinks))},
 		c:       client,
 		prefix:  prefix,
-		opts:    opts.withDefaults(),
+		opts:    opts,
 		cluster: cluster,
 		log:     slog.Default(),
 		now:     time.Now,

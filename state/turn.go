@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"time"
 
@@ -181,13 +182,19 @@ func (s *Store) Renew(ctx context.Context, k botgw.ChatKey, lease string) error 
 
 // Commit applies c in one script. A nil c.Blob deletes the state (its
 // version starts again at 0); c.TTL 0 keeps the state without expiry.
+// c.Records are numbered and kept for each stream sink in the same script
+// (stream.go).
 func (s *Store) Commit(ctx context.Context, k botgw.ChatKey, c botgw.Commit) error {
 	ks, err := s.keys(k)
 	if err != nil {
 		return fmt.Errorf("commit chat %s: %w", k, err)
 	}
 	now := s.nowMs()
-	args, err := commitArgs(c, ks.member, now, now < s.fenceUntil.Load())
+	keys := []string{ks.lease, ks.state, ks.pending, ks.outbox}
+	if !s.cluster {
+		keys = append(keys, s.indexKey())
+	}
+	keys, args, err := s.commitArgs(c, ks.member, now, keys)
 	if err != nil {
 		return fmt.Errorf("commit chat %s: %w", k, err)
 	}
@@ -195,28 +202,39 @@ func (s *Store) Commit(ctx context.Context, k botgw.ChatKey, c botgw.Commit) err
 	switch {
 	case s.cluster && s.opts.MinReplicas > 0:
 		// WAIT must share the script's connection to the chat's primary:
-		// the chat list's update goes after it, on its own.
-		res = s.run(ctx, commitScript, true, []string{ks.lease, ks.state, ks.pending, ks.outbox}, args...)
+		// the chat list's and the stream index's updates go after it, on
+		// their own.
+		res = s.run(ctx, commitScript, true, keys, args...)
 		if err = res.Err(); err == nil {
-			if ierr := s.pipe(ctx, func(p redis.Pipeliner) { s.touchIndex(ctx, p, ks.member, c.Activity) }); ierr != nil {
-				s.log.Warn("update the chat list", "err", ierr)
+			ierr := s.pipe(ctx, func(p redis.Pipeliner) {
+				s.touchIndex(ctx, p, ks.member, c.Activity)
+				s.indexUnits(ctx, p, ks.member, len(c.Records), now)
+			})
+			if ierr != nil {
+				s.log.Warn("update the chat list or the stream's index", "err", ierr)
 			}
 		}
 	case s.cluster:
-		// The chat list is in another slot: its update goes beside the
-		// script, in the same round trip.
+		// The chat list and the stream's unit index are in other slots:
+		// their updates go beside the script, in the same round trip.
 		err = s.pipe(ctx, func(p redis.Pipeliner) {
-			res = commitScript.EvalSha(ctx, p, []string{ks.lease, ks.state, ks.pending, ks.outbox}, args...)
+			res = commitScript.EvalSha(ctx, p, keys, args...)
 			s.touchIndex(ctx, p, ks.member, c.Activity)
+			s.indexUnits(ctx, p, ks.member, len(c.Records), now)
 		})
-		if err != nil && res.Err() == nil { // only the chat list's update failed
-			s.log.Warn("update the chat list", "err", err)
+		if err != nil && res.Err() == nil { // only an index's update failed
+			s.log.Warn("update the chat list or the stream's index", "err", err)
 			err = nil
 		}
 	default:
-		res = s.run(ctx, commitScript, true, []string{ks.lease, ks.state, ks.pending, ks.outbox, s.indexKey()}, args...)
+		res = s.run(ctx, commitScript, true, keys, args...)
 		err = res.Err()
 	}
+	return committed(k, c, res, err, s.log)
+}
+
+// committed turns the commit script's answer into Commit's error.
+func committed(k botgw.ChatKey, c botgw.Commit, res *redis.Cmd, err error, log *slog.Logger) error {
 	code, _ := res.Int()
 	switch {
 	case err != nil:
@@ -226,16 +244,16 @@ func (s *Store) Commit(ctx context.Context, k botgw.ChatKey, c botgw.Commit) err
 	case code == 2:
 		return fmt.Errorf("commit chat %s at version %d: %w", k, c.Version, botgw.ErrConflict)
 	case code == 3:
-		s.log.Warn("update the chat list", "chat", k, "err", "the chat list's key refused the chat's score")
+		log.Warn("update the chat list", "chat", k, "err", "the chat list's key refused the chat's score")
 	}
 	return nil
 }
 
-// commitArgs are the commit script's ARGV; now (unix ms) dates the
-// state's expiry, which the state hash keeps for Begin. readLease makes the
-// script read the lease key even where the state hash holds the token
-// (fence.go).
-func commitArgs(c botgw.Commit, member string, now int64, readLease bool) ([]any, error) {
+// commitArgs are the commit script's keys and ARGV; now (unix ms) dates
+// the state's expiry, which the state hash keeps for Begin, and the
+// stream's records. Commits read the lease key even where the state hash
+// holds the token while an earlier release may run (fence.go).
+func (s *Store) commitArgs(c botgw.Commit, member string, now int64, keys []string) ([]string, []any, error) {
 	store := "1"
 	if c.Blob == nil {
 		store = "0"
@@ -248,17 +266,21 @@ func commitArgs(c botgw.Commit, member string, now int64, readLease bool) ([]any
 	if a := c.Activity; a != nil {
 		args[6], args[7], args[8], args[9] = "1", a.Preview, a.At.UnixMilli(), pausedMs(a.PausedUntil)
 	}
-	if readLease {
+	if now < s.fenceUntil.Load() {
 		args[13] = "1"
+	}
+	keys, args, err := s.streamArgs(member, c.Records, now, keys, args)
+	if err != nil {
+		return nil, nil, err
 	}
 	for _, m := range c.Outbox {
 		raw, err := json.Marshal(m)
 		if err != nil {
-			return nil, fmt.Errorf("encode outbound %s: %w", m.ID, err)
+			return nil, nil, fmt.Errorf("encode outbound %s: %w", m.ID, err)
 		}
 		args = append(args, raw)
 	}
-	return args, nil
+	return keys, args, nil
 }
 
 // Delivered removes the outbox entries ids. It does not check the lease:

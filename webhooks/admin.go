@@ -38,7 +38,8 @@ type Admin struct {
 	known    bool // channels were given: chats of other channels are 404
 	token    []byte
 	op       Operator
-	console  Console // nil: no takeover or dead-letter routes
+	console  Console                                // nil: no takeover or dead-letter routes
+	stream   func(ctx context.Context) (any, error) // GET /v1/admin/stream; nil: no sinks
 	log      *slog.Logger
 }
 
@@ -60,6 +61,7 @@ func (a *Admin) mount(e *echo.Echo) {
 	g.GET("/chats/:chat/export", a.export)
 	g.PUT("/chats/:chat/export", a.importChat)
 	g.GET("/audit", a.audit)
+	g.GET("/stream", a.streamStatus)
 	a.mountChannels(g)
 	a.mountConsole(g)
 	a.mountPage(e)

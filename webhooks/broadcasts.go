@@ -46,6 +46,7 @@ type broadcastIn struct {
 		Key  string `json:"key"`
 	} `json:"event"`
 	Respond bool `json:"respond"`
+	offerIn      // with a message, or an event with respond
 }
 
 func (ev *Events) mountBroadcasts(e *echo.Echo, b Broadcasts) {
@@ -82,10 +83,14 @@ func (ev *Events) postBroadcast(c echo.Context, b Broadcasts) error {
 	if err := ev.checkBroadcast(in); err != nil {
 		return jsonError(c, http.StatusBadRequest, err)
 	}
+	offer, err := in.offerFor(in.Respond || in.Message != "")
+	if err != nil {
+		return jsonError(c, http.StatusBadRequest, err)
+	}
 	if status, err := ev.claim(r.Context(), nonce); err != nil {
 		return jsonError(c, status, err)
 	}
-	e := botgw.Event{Respond: in.Respond}
+	e := botgw.Event{Respond: in.Respond, Offer: offer}
 	if in.Event != nil {
 		e.Text, e.Key = in.Event.Text, in.Event.Key
 	}

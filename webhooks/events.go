@@ -60,6 +60,7 @@ type eventIn struct {
 	ID      string `json:"id"`
 	Key     string `json:"key"`
 	Respond bool   `json:"respond"`
+	offerIn
 }
 
 func (ev *Events) mount(e *echo.Echo) { e.POST("/v1/events", ev.post) }
@@ -229,16 +230,36 @@ func (ev *Events) check(e eventIn) (botgw.Inbound, int, error) {
 	case len(e.Key) > 64:
 		return botgw.Inbound{}, http.StatusBadRequest, errors.New("key: longer than 64 characters")
 	}
+	offer, err := e.offerFor(e.Respond)
+	if err != nil {
+		return botgw.Inbound{}, http.StatusBadRequest, err
+	}
 	id := e.ID
 	if id == "" {
 		id = randomID()
 	}
 	return botgw.Inbound{Chat: k, Kind: botgw.KindEvent, ID: "evt:" + id, At: ev.now(),
-		Event: &botgw.Event{ID: e.ID, Key: e.Key, Text: e.Text, Respond: e.Respond}}, 0, nil
+		Event: &botgw.Event{ID: e.ID, Key: e.Key, Text: e.Text, Respond: e.Respond, Offer: offer}}, 0, nil
 }
 
 func randomID() string {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// ParseEvent validates one app event's JSON as POST /v1/events takes it,
+// for the gateway's other event sources (Kafka); the error names the
+// field. An event without an id is given fallbackID, so a source that
+// hands the same message over twice stores it once.
+func (ev *Events) ParseEvent(body []byte, fallbackID string) (botgw.Inbound, error) {
+	var one eventIn
+	if err := strictDecode(body, &one); err != nil {
+		return botgw.Inbound{}, fmt.Errorf("body: %v", err)
+	}
+	if one.ID == "" {
+		one.ID = fallbackID
+	}
+	m, _, err := ev.check(one)
+	return m, err
 }

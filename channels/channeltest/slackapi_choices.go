@@ -69,16 +69,26 @@ func (f *SlackAPI) buttons(n int) []slackButton {
 // taps button i of the n-th message posted: the form field payload with a
 // block_actions interaction.
 func (f *SlackAPI) Tap(n, i int, user, triggerID string) []byte {
+	return []byte(url.Values{"payload": {f.TapPayload(n, i, user, triggerID)}}.Encode())
+}
+
+// TapPayload is the block_actions interaction of that tap, as Socket Mode
+// sends it in an interactive envelope's payload.
+func (f *SlackAPI) TapPayload(n, i int, user, triggerID string) string {
 	bs := f.buttons(n)
 	if i >= len(bs) {
 		f.t.Fatalf("fake Slack: message %d has no button %d", n, i)
 	}
-	return f.TapAction(n, bs[i].ActionID, bs[i].Value, bs[i].Text.Text, user, triggerID)
+	return f.tapPayload(n, bs[i].ActionID, bs[i].Value, bs[i].Text.Text, user, triggerID)
 }
 
 // TapAction is the interactivity body of a tap on a button with the given
 // action_id and value on the n-th message posted.
 func (f *SlackAPI) TapAction(n int, actionID, value, label, user, triggerID string) []byte {
+	return []byte(url.Values{"payload": {f.tapPayload(n, actionID, value, label, user, triggerID)}}.Encode())
+}
+
+func (f *SlackAPI) tapPayload(n int, actionID, value, label, user, triggerID string) string {
 	f.mu.Lock()
 	p := f.posted[n]
 	f.mu.Unlock()
@@ -98,5 +108,5 @@ func (f *SlackAPI) TapAction(n int, actionID, value, label, user, triggerID stri
 			"text": map[string]any{"type": "plain_text", "text": label, "emoji": true}, "value": value,
 			"action_ts": "1700000300.123456"}},
 	})
-	return []byte(url.Values{"payload": {string(payload)}}.Encode())
+	return string(payload)
 }

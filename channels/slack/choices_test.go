@@ -1,6 +1,7 @@
 package slack
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -125,5 +126,33 @@ func TestTapWithUnknownActionIsKept(t *testing.T) {
 	}
 	if w := signedTap(h, []byte("payload=%7Bnot+json"), time.Now(), testSecret); w.Code != http.StatusBadRequest {
 		t.Errorf("a payload that is not JSON: %d, want 400", w.Code)
+	}
+}
+
+func TestSocketModeTapIsStoredThenAcked(t *testing.T) {
+	f := newFakeSlack(t)
+	sendChoices(t, newTestAdapter(t, f), dm, "Ferry or walk?")
+	env := fmt.Sprintf(`{"envelope_id":"env-tap","payload":%s,"type":"interactive","accepts_response_payload":false}`,
+		f.TapPayload(0, 0, userID, "trig-socket"))
+	sock := channeltest.NewSlackSocket(t, env)
+	f.UseSocket(sock)
+	ch, err := New(Config{BotToken: testBotToken, Mode: ModeSocket, AppToken: testAppToken, APIURL: f.URL}, testPacer(t), discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var store channeltest.Store
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go func() { _ = ch.(botgw.Listener).Listen(ctx, store.Deliver) }()
+	select {
+	case got := <-sock.Acks:
+		if got != "env-tap" {
+			t.Fatalf("ack %q, want env-tap", got)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the tap was never acked")
+	}
+	if got := store.Stored(); len(got) != 1 || got[0].Text != "Take the ferry" || got[0].Chat != dm {
+		t.Errorf("stored %+v, want the tap before the ack", got)
 	}
 }

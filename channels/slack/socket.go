@@ -83,7 +83,7 @@ func (c *socketChannel) handle(ctx context.Context, client *socketmode.Client, e
 		}
 	case socketmode.EventTypeInteractive:
 		cb, _ := evt.Data.(slack.InteractionCallback)
-		if c.storeTap(ctx, cb, deliver) {
+		if c.storeTap(ctx, cb, deliver) && evt.Request != nil {
 			c.ack(ctx, client, evt.Request.EnvelopeID)
 		}
 	case socketmode.EventTypeErrorBadMessage:

@@ -167,3 +167,18 @@ func TestTapNotStoredIsNotAnswered(t *testing.T) {
 		t.Errorf("%d answerCallbackQuery calls for a tap that was not stored, want none", n)
 	}
 }
+
+func TestPollingTapIsStoredThenAnswered(t *testing.T) {
+	ta := newTestAdapter(t, Config{Mode: ModePolling}, "")
+	sendOffer(t, ta, private, botgw.Offer{Choices: []string{"Take the ferry", "Walk"}, Ref: "AbC123xyz_-"})
+	rec := &channeltest.Store{}
+	ta.api.PushUpdates(ta.api.Tap(600010, "q-poll", 0, 0, userChat, false))
+	stop := listen(t, ta, rec.Deliver)
+	ta.api.WaitFor(func() bool { return len(ta.api.Answered()) == 1 })
+	if err := stop(); err != nil {
+		t.Errorf("Listen: %v", err)
+	}
+	if got := rec.Stored(); len(got) != 1 || got[0].Text != "Take the ferry" {
+		t.Errorf("stored %+v, want the tap's label", got)
+	}
+}

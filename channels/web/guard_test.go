@@ -59,6 +59,9 @@ func TestChatAcceptsOnlyAllowedOriginsAndTrustedClients(t *testing.T) {
 		{"no origin, token", withToken, open, request{host: "bot.example.com", header: map[string]string{"Authorization": "Bearer tok"}}, 200},
 		{"no origin, wrong token", withToken, open, request{host: "bot.example.com", header: map[string]string{"Authorization": "Bearer nope"}}, 401},
 		{"token set on loopback", withToken, loop, request{host: "127.0.0.1:8080"}, 401},
+		{"no origin, same-origin fetch, own host", withOrigins, open, request{host: "bot.example.com", header: map[string]string{"Sec-Fetch-Site": "same-origin"}}, 401},
+		{"no origin, same-origin fetch, token set on loopback", withToken, loop, request{host: "127.0.0.1:8080", header: map[string]string{"Sec-Fetch-Site": "same-origin"}}, 401},
+		{"lower-case bearer", withToken, open, request{host: "bot.example.com", header: map[string]string{"Authorization": "bearer tok"}}, 200},
 	} {
 		for _, method := range []string{http.MethodPost, http.MethodGet} {
 			stored := 0

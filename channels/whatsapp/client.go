@@ -32,6 +32,8 @@ type client interface {
 	// SendPresence marks the account online ("available"): without it
 	// WhatsApp gets inactive receipts and may not show "typing…".
 	SendPresence(ctx context.Context, p types.Presence) error
+	// Download fetches and decrypts a media message's file.
+	Download(ctx context.Context, msg whatsmeow.DownloadableMessage) ([]byte, error)
 	// OwnIDs are the linked account's phone-number JID and LID (either may
 	// be empty), without device parts.
 	OwnIDs() (pn, lid types.JID)

@@ -2,6 +2,7 @@ package whatsapp
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"go.mau.fi/whatsmeow/proto/waE2E"
@@ -69,5 +70,32 @@ func TestNormalizeContent(t *testing.T) {
 				t.Errorf("voice ref %+v / %v", in.Media, ref)
 			}
 		})
+	}
+}
+
+// A PTT voice note and a photo are downloaded through the client's
+// Download (whatsmeow's, decrypting); a file the CDN no longer has and one
+// larger than the limit come back as the errors the gateway answers with
+// a notice.
+func TestFetchMedia(t *testing.T) {
+	a, f, _, stop := connected(t, Config{})
+	defer stop()
+	f.mu.Lock()
+	f.media = map[string][]byte{"/v/t62.7117-24/9_8.enc": []byte("OggS voice")}
+	f.mu.Unlock()
+	voice := &waE2E.Message{AudioMessage: &waE2E.AudioMessage{PTT: proto.Bool(true), Seconds: proto.Uint32(7),
+		DirectPath: proto.String("/v/t62.7117-24/9_8.enc"), MediaKey: []byte("k"), FileLength: proto.Uint64(10)}}
+	in, _, _ := a.normalize(context.Background(), f, dm("V1", alicePN, voice))
+	got, err := a.FetchMedia(t.Context(), *in.Media, 1<<20)
+	if err != nil || string(got) != "OggS voice" {
+		t.Fatalf("voice note fetched as %q, %v", got, err)
+	}
+	gone := &waE2E.Message{ImageMessage: &waE2E.ImageMessage{DirectPath: proto.String("/v/expired.enc"), FileLength: proto.Uint64(5000)}}
+	in, _, _ = a.normalize(context.Background(), f, dm("P1", alicePN, gone))
+	if _, err := a.FetchMedia(t.Context(), *in.Media, 1<<20); !errors.Is(err, botgw.ErrNotFound) {
+		t.Errorf("expired photo: %v, want ErrNotFound", err)
+	}
+	if _, err := a.FetchMedia(t.Context(), *in.Media, 4000); !errors.Is(err, botgw.ErrTooLarge) {
+		t.Errorf("photo over the limit: %v, want ErrTooLarge", err)
 	}
 }

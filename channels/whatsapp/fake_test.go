@@ -45,6 +45,7 @@ type fakeClient struct {
 	directory  map[types.JID]types.JID // what GetUserInfo answers: phone JID → LID
 	lookups    [][]types.JID           // GetUserInfo calls
 	lookupErr  []error                 // returned by successive GetUserInfo calls; then the directory
+	media      map[string][]byte       // what Download answers, by direct path (absent: 404)
 	calls      chan string             // "connect", "disconnect", "send", "read", "composing", "paused", "presence available"
 }
 
@@ -374,4 +375,16 @@ func (f *fakeClient) drop() {
 	f.mu.Lock()
 	f.connected = false
 	f.mu.Unlock()
+}
+
+// Download answers from f.media by the message's direct path, as
+// whatsmeow's Download would after decrypting; an unknown path is the
+// CDN's 404.
+func (f *fakeClient) Download(_ context.Context, msg whatsmeow.DownloadableMessage) ([]byte, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if data, ok := f.media[msg.GetDirectPath()]; ok {
+		return data, nil
+	}
+	return nil, whatsmeow.ErrMediaDownloadFailedWith404
 }

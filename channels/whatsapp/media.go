@@ -1,7 +1,12 @@
 package whatsapp
 
 import (
+	"context"
 	"encoding/base64"
+	"errors"
+	"fmt"
+
+	"go.mau.fi/whatsmeow"
 
 	"go.mau.fi/whatsmeow/proto/waE2E"
 	"google.golang.org/protobuf/proto"
@@ -46,4 +51,37 @@ func decodeRef(ref string) (*waE2E.Message, error) {
 		return nil, err
 	}
 	return &m, nil
+}
+
+var _ botgw.MediaFetcher = (*Adapter)(nil)
+
+// FetchMedia downloads and decrypts a photo or recording with whatsmeow's
+// Download, on the replica holding the WhatsApp session. A file whose
+// length is over limit is botgw.ErrTooLarge before any download; one the
+// CDN no longer has (404, 410) is botgw.ErrNotFound.
+func (a *Adapter) FetchMedia(ctx context.Context, m botgw.Media, limit int64) ([]byte, error) {
+	msg, err := decodeRef(m.Ref)
+	if err != nil {
+		return nil, fmt.Errorf("whatsapp media reference: %w", err)
+	}
+	var d whatsmeow.DownloadableMessage = msg.GetImageMessage()
+	size := int64(msg.GetImageMessage().GetFileLength())
+	if msg.GetAudioMessage() != nil {
+		d, size = msg.GetAudioMessage(), int64(msg.GetAudioMessage().GetFileLength())
+	}
+	if limit > 0 && size > limit {
+		return nil, fmt.Errorf("whatsapp file of %d bytes: %w", size, botgw.ErrTooLarge)
+	}
+	cli := a.current()
+	if cli == nil {
+		return nil, fmt.Errorf("whatsapp media: not connected to WhatsApp on this replica (%s)", a.state.get().State)
+	}
+	data, err := cli.Download(ctx, d)
+	switch {
+	case errors.Is(err, whatsmeow.ErrMediaDownloadFailedWith404), errors.Is(err, whatsmeow.ErrMediaDownloadFailedWith410):
+		return nil, fmt.Errorf("whatsapp media download: %w: %w", err, botgw.ErrNotFound)
+	case err != nil:
+		return nil, fmt.Errorf("whatsapp media download: %w", err)
+	}
+	return data, nil
 }

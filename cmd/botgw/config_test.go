@@ -49,7 +49,7 @@ channels:
 
 func TestExampleConfigPasses(t *testing.T) {
 	for _, v := range []string{"OPENAI_API_KEY", "TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET", "SLACK_BOT_TOKEN",
-		"SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "BOTGW_EVENTS_SECRET", "BOTGW_ADMIN_TOKEN", "GAME_API_TOKEN"} {
+		"SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "BOTGW_EVENTS_SECRET", "BOTGW_ADMIN_TOKEN", "GAME_API_TOKEN", "BOTGW_STREAM_SECRET"} {
 		t.Setenv(v, "example-"+strings.ToLower(v))
 	}
 	t.Setenv("TELEGRAM_BOT_TOKEN", "123456:ABC-example")

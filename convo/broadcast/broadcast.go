@@ -198,7 +198,7 @@ func Item(info botgw.BroadcastInfo, index int, k botgw.ChatKey) botgw.Inbound {
 	in := botgw.Inbound{Chat: k, ID: "bc:" + info.ID, At: info.StartedAt,
 		Meta: map[string]string{botgw.MetaBroadcast: info.ID + "#" + strconv.Itoa(index)}}
 	if info.Message != "" {
-		in.Kind, in.Text = botgw.KindSay, info.Message
+		in.Kind, in.Text, in.Offer = botgw.KindSay, info.Message, info.Event.Offer
 		return in
 	}
 	ev := info.Event

@@ -17,6 +17,7 @@ import (
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/convo/audit"
 	"github.com/botgw/botgw/convo/codec"
+	"github.com/botgw/botgw/convo/streamrec"
 )
 
 // API decodes chats for people and applies operator actions on the
@@ -98,7 +99,7 @@ func (o *API) Show(ctx context.Context, k botgw.ChatKey) (any, error) {
 
 // Reset forgets a chat's conversation; its next message starts fresh.
 func (o *API) Reset(ctx context.Context, k botgw.ChatKey, actor string) error {
-	err := o.Store.Reset(ctx, k)
+	err := streamrec.Reset(ctx, o.Store, k, streamrec.OperatorAgent(actor), o.Log)
 	o.record(ctx, audit.Entry{Actor: actor, Action: "reset", Target: k.String()}, err)
 	if err != nil {
 		return fmt.Errorf("reset %s: %w", k, err)

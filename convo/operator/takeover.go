@@ -63,9 +63,10 @@ func (o *API) Resume(ctx context.Context, k botgw.ChatKey, actor string) error {
 }
 
 // Say sends text to chat k through its channel as the assistant, signed by
-// operator in the history.
-func (o *API) Say(ctx context.Context, k botgw.ChatKey, text, operator, actor string) error {
+// operator in the history, offering the player what offer holds.
+func (o *API) Say(ctx context.Context, k botgw.ChatKey, text string, offer botgw.Offer, operator, actor string) error {
 	in := botgw.OperatorInput(k, "", botgw.OperatorAction{Action: botgw.OpMessage, Operator: operator}, text)
+	in.Offer = offer
 	err := o.act(ctx, k, in)
 	o.record(ctx, audit.Entry{Actor: actor, Action: "message", Target: k.String(), Detail: "as " + operator}, err)
 	if err != nil {

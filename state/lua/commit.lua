@@ -11,7 +11,8 @@
 -- the chat list, ARGV[13] how far (ms) the chat list's score may lag the
 -- activity, ARGV[14] "1" to check the lease key even where the state
 -- hash holds the token (while replicas of an earlier release may run),
--- ARGV[15..] outbox JSON entries
+-- ARGV[15..] the stream's records (stream.lua), then the outbox's JSON
+-- entries
 -- Returns 0 on success, 1 when the lease moved, 2 when the version moved,
 -- 3 when the turn was applied but the chat list's update failed.
 --
@@ -30,7 +31,7 @@
 -- replaced it. Only a chat without a state (none to hold a token), or one
 -- whose holder an earlier release's Begin may have changed, has its lease
 -- key read (fence.go).
-local cur = redis.call('HMGET', KEYS[2], 'v', 'e', 'i', 'l')
+local cur = redis.call('HMGET', KEYS[2], 'v', 'e', 'i', 'l', 'q')
 local holder = cur[4]
 if not cur[1] or ARGV[14] == '1' then
   holder = redis.call('GET', KEYS[1])
@@ -42,6 +43,7 @@ local version = tonumber(cur[1] or '0')
 if version ~= tonumber(ARGV[2]) then
   return 2
 end
+local seq, outbox = stream_append(cur[5])
 
 -- indexed is the chat list's update: nil when there is none to make,
 -- else the score to give the chat.
@@ -64,6 +66,9 @@ local function store()
   end
   if indexed then
     fields[#fields + 1], fields[#fields + 2] = 'i', indexed
+  end
+  if seq then
+    fields[#fields + 1], fields[#fields + 2] = 'q', seq
   end
   local ttl, expires, e = tonumber(ARGV[5]), tonumber(ARGV[11]), tonumber(cur[2] or '-1')
   local expire = nil -- the command that moves the key's expiry, if any
@@ -89,8 +94,8 @@ local consumed = tonumber(ARGV[6])
 if consumed > 0 then
   redis.call('LTRIM', KEYS[3], consumed, -1)
 end
-if #ARGV >= 15 then
-  redis.call('RPUSH', KEYS[4], unpack(ARGV, 15))
+if #ARGV >= outbox then
+  redis.call('RPUSH', KEYS[4], unpack(ARGV, outbox))
 end
 if indexed then
   local res = redis.pcall('ZADD', KEYS[5], indexed, ARGV[12])

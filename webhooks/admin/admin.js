@@ -109,8 +109,14 @@ function renderMessage(m) {
   if (m.event_id) label += " · id " + m.event_id;
   const meta = el("span", "meta", label + (when ? " · " + when : ""));
   if (m.operator) meta.append(" · ", el("b", "", "operator " + m.operator));
+  if (m.tap) meta.append(" · ", el("b", "tap", "tapped"));
   const div = el("div", "msg " + m.role, meta);
   if (m.text) div.append(m.text);
+  if (m.choices && m.choices.length) {
+    const row = el("div", "choices");
+    for (const c of m.choices) row.append(el("span", "choice", c));
+    div.append(row);
+  }
   for (const tc of m.tool_calls || []) {
     const outcome = tc.error ? "error: " + tc.error : tc.result;
     div.append(el("div", tc.error ? "tool failed" : "tool", "↳ " + tc.name + "(" + tc.arguments + ") → " + outcome));

@@ -70,10 +70,14 @@ function pauseChat() {
 
 function sendAsOperator() {
   const text = $("say-text").value;
-  return act("POST", "/messages", {text, operator: operatorName()}, () => {
+  const body = {text, operator: operatorName()};
+  const choices = $("say-choices").value.split("\n").map((c) => c.trim()).filter((c) => c);
+  if (choices.length) body.choices = choices;
+  return act("POST", "/messages", body, () => {
     if (!operatorName()) return "Type your name first: the history records who spoke.";
     if (!text.trim()) return "Write a message first.";
     $("say-text").value = "";
+    $("say-choices").value = "";
     return "";
   });
 }

@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/botgw/botgw/channels/stream/kafka"
 	"github.com/botgw/botgw/channels/web"
 	"github.com/botgw/botgw/compaction"
 	"github.com/botgw/botgw/convo"
@@ -33,15 +34,24 @@ type Config struct {
 	Apology        string            `yaml:"apology"`        // the reply when the provider (and its fallback) failed
 	Tools          []tools.Config    `yaml:"tools"`          // the game's HTTP endpoints the model may call
 	MaxToolCalls   int               `yaml:"max_tool_calls"` // per turn; default 5
+	ToolsBuiltin   ToolsBuiltin      `yaml:"tools_builtin"`  // the gateway's own tools
 	Limits         LimitsConfig      `yaml:"limits"`
 	Compaction     compaction.Config `yaml:"compaction"`
 	Turns          convo.TurnsConfig `yaml:"turns"` // debounce and interrupt; channels.<name>.turns overrides
 	Channels       ChannelsConfig    `yaml:"channels"`
 	Media          MediaConfig       `yaml:"media"` // photos and voice notes (docs/media.md)
 	Events         EventsConfig      `yaml:"events"`
+	Stream         StreamConfig      `yaml:"stream"`
 	Admin          AdminConfig       `yaml:"admin"`
 	Log            LogConfig         `yaml:"log"`
 }
+
+// ToolsBuiltin turns the gateway's own tools on or off.
+type ToolsBuiltin struct {
+	OfferChoices *bool `yaml:"offer_choices"` // default true: the model may offer choices to tap
+}
+
+func (t ToolsBuiltin) offerChoices() bool { return t.OfferChoices == nil || *t.OfferChoices }
 
 type StateConfig struct {
 	TTL time.Duration `yaml:"ttl"`
@@ -87,7 +97,8 @@ type LimitsConfig struct {
 }
 
 type EventsConfig struct {
-	Secret string `yaml:"secret"`
+	Secret string              `yaml:"secret"`
+	Kafka  *kafka.SourceConfig `yaml:"kafka"` // app events in from Kafka, besides POST /v1/events
 }
 
 type AdminConfig struct {
@@ -106,6 +117,7 @@ type AdminConfig struct {
 func (c Config) StoreOptions() state.Options {
 	o := c.Redis.Options()
 	o.DeadLetterTTL = c.Admin.DeadLetterTTL
+	o.Stream = state.StreamOptions{Sinks: c.Stream.sinks()}
 	return o
 }
 

@@ -55,7 +55,8 @@ func TestOpenAITwoToolCallsThenAnswerAndTheRecordsComeBackNextTurn(t *testing.T)
 
 	first := body(t, api, 0)
 	third := body(t, api, 2)
-	if len(first.Tools) != 2 || first.Tools[0].Type != "function" || first.Tools[0].Function.Name != "get_score" ||
+	if len(first.Tools) != 3 || first.Tools[0].Type != "function" || first.Tools[0].Function.Name != "get_score" ||
+		first.Tools[2].Function.Name != "offer_choices" ||
 		!strings.Contains(string(first.Tools[0].Function.Parameters), `"required":["team"]`) {
 		t.Errorf("tools declared = %+v", first.Tools)
 	}

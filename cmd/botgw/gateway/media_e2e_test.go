@@ -146,3 +146,30 @@ func checkModelSawMedia(t *testing.T, llm *providertest.OpenAI, photo []byte) {
 		t.Errorf("image part on its turn %v, transcript as the player's words %v, photo as text later %v", withImage, voice, followUp)
 	}
 }
+
+// With Claude, a photo goes out as a base64 image block before the
+// caption's text block.
+func TestBinarySendsPhotosToClaude(t *testing.T) {
+	redisURL := realRedisURL(t)
+	api := newBotAPI(t)
+	llm := providertest.NewAnthropic(t, providertest.Always(providertest.AnthropicText("That is the old bridge.")))
+	photo := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR-photo-bytes")
+	api.AddFile("ph1", photo)
+	provider := fmt.Sprintf("{kind: anthropic, base_url: %q, api_key: sk-ant-test, model: claude-haiku-4-5, max_retries: 0}", llm.URL)
+	base := runBinary(t, mediaConfig(redisURL, fmt.Sprintf("media%d", time.Now().UnixNano()), provider, "http://127.0.0.1:9/v1", api.URL))
+	if code := postUpdate(base, tgMessage(601, 1, map[string]any{"photo": tgPhoto("ph1", 5000), "caption": "is this it?"})); code != http.StatusOK {
+		t.Fatal(code)
+	}
+	waitUntil(t, 15*time.Second, func() bool { return len(textsTo(api, 601)) == 1 })
+	calls := llm.Calls()
+	if len(calls) != 1 {
+		t.Fatalf("Claude called %d times, want 1", len(calls))
+	}
+	msgs := calls[0].Body.Messages
+	blocks := msgs[len(msgs)-1].Content
+	if len(blocks) != 2 || blocks[0].Type != "image" || blocks[0].Source == nil ||
+		blocks[0].Source.MediaType != "image/png" || blocks[0].Source.Data != base64.StdEncoding.EncodeToString(photo) ||
+		blocks[1].Text != "[photo] is this it?" {
+		t.Errorf("Claude's last message = %+v, want a base64 PNG image block, then the caption", blocks)
+	}
+}

@@ -36,6 +36,7 @@ type gateway struct {
 	bcast    *broadcast.Runner
 	server   *webhooks.Server
 	channels builtChannels
+	stream   *streamParts
 }
 
 // Serve runs the gateway until ctx ends, then shuts down in order: stop
@@ -62,6 +63,7 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, onListen func(net.
 	g.Go(func() error { return gw.engine.Run(gctx) })
 	g.Go(func() error { return gw.bcast.Run(gctx) })
 	g.Go(func() error { gw.store.RunRepair(gctx); return nil })
+	gw.stream.run(gctx, gw.store, cfg.Stream.SeqTTL, log)
 	g.Go(func() error { return gw.server.Serve(gctx, cfg.Listen, 5*time.Second, onListen) })
 	ls := startListeners(ctx, gw.channels.all, gw.engine.Handle, fail, log)
 	for _, ch := range gw.channels.all {
@@ -182,6 +184,7 @@ func (gw *gateway) wire(ctx context.Context, cfg Config, tracer trace.Tracer, lo
 		MaxToolCalls: cfg.MaxToolCalls, Apology: cfg.Apology, Limits: cfg.Limits.engine(),
 		LogContent: cfg.Log.Content, Turns: cfg.Turns, ChannelTurns: cfg.Channels.Turns,
 		TakeoverTTL: cfg.Admin.TakeoverTTL, DeliveryAttempts: cfg.Admin.DeliveryAttempts,
+		NoOfferChoices: !cfg.ToolsBuiltin.offerChoices(),
 	}, convo.Deps{Store: gw.store, Provider: prov, Compactor: comp, Channels: gw.channels.byName(),
 		Count: func(h []botgw.Message) int { return compaction.CountMessages(counter, h) },
 		Media: reader, Tools: tools, Audit: trail, Hooks: met.Hooks(), Tracer: tracer, Log: log, Outgoing: gw.bcast})
@@ -194,14 +197,21 @@ func (gw *gateway) wire(ctx context.Context, cfg Config, tracer trace.Tracer, lo
 	return gw.serveHTTP(cfg, op, met, log)
 }
 
-// serveHTTP builds the HTTP server. Input arriving over HTTP waits on Redis
-// at most guard.IngressWait, then is answered 503 so the sender retries.
+// serveHTTP builds the HTTP server and the conversation stream. Input
+// arriving over HTTP (or Kafka) waits on Redis at most guard.IngressWait,
+// then is answered 503 so the sender retries.
 func (gw *gateway) serveHTTP(cfg Config, op *operator.API, met *metrics.Metrics, log *slog.Logger) error {
 	ingress := guard.Within(guard.IngressWait, gw.engine.Handle)
+	events := webhooks.NewEvents(cfg.Events.Secret, ingress, gw.store, cfg.Channels.Names(), log)
+	var err error
+	if gw.stream, err = buildStream(cfg, gw.store, events, ingress, log); err != nil {
+		return err
+	}
+	met.Registry().MustRegister(gw.stream.collectors()...)
 	gw.server = webhooks.New(webhooks.Deps{
 		Deliver: ingress, Channels: gw.channels.all, Checks: gw.checks(),
-		Events:     webhooks.NewEvents(cfg.Events.Secret, ingress, gw.store, cfg.Channels.Names(), log),
-		Admin:      webhooks.NewAdmin(cfg.Admin.Token, op, log).WithChannels(gw.channels.all),
+		Events:     events,
+		Admin:      webhooks.NewAdmin(cfg.Admin.Token, op, log).WithChannels(gw.channels.all).WithStream(gw.stream.status),
 		Broadcasts: gw.bcast,
 		Metrics:    met.Handler(), Observe: met.ObserveHTTP,
 		Log: log,

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw/channels/channeltest"
+	"github.com/botgw/botgw/state/redistest"
 )
 
 // Secrets of the stranger tests' gateway: the strangers never send them.
@@ -285,5 +286,53 @@ func TestStrangersBodiesHoldNoMemory(t *testing.T) {
 	}
 	if stored := storedInput(t, r.base); stored["web"] != 1 || stored["telegram"]+stored["slack"] != 0 {
 		t.Errorf("stored %v, want only the warm-up message", stored)
+	}
+}
+
+// TestWebChatLimitsEachClientAcrossReplicas gives the public web chat 3
+// messages a minute per client behind a trusted proxy, on two replicas
+// sharing Redis: the fourth message of a client, on either replica, is 429
+// with Retry-After and stored nowhere; another client and a token holder
+// are not held back.
+func TestWebChatLimitsEachClientAcrossReplicas(t *testing.T) {
+	url := realRedisURL(t)
+	prefix := "botgwtest-clients-" + strconv.FormatInt(time.Now().UnixNano(), 10)
+	t.Cleanup(func() { redistest.Drop(t, url, prefix) })
+	cfg := strangerConfig(t, fmt.Sprintf(`redis: {url: %q, key_prefix: %s}
+trusted_proxies: ["127.0.0.0/8"]
+`, url, prefix))
+	cfg = strings.Replace(cfg, "reply_timeout: 10s}", "reply_timeout: 10s, per_client_per_minute: 3}", 1)
+	replicas := []*replica{startReplica(t, "a", cfg), startReplica(t, "b", cfg)}
+	from := func(client string) map[string]string {
+		return map[string]string{"Origin": strangerOrigin, "X-Forwarded-For": "203.0.113.50, " + client}
+	}
+	send := func(i int, chat string, header map[string]string) (int, http.Header) {
+		return call{path: "/v1/chat", body: `{"chat":"web:` + chat + `","text":"hi"}`, header: header}.do(t, replicas[i%2].base)
+	}
+	for i := range 3 {
+		if got, _ := send(i, fmt.Sprintf("c%d", i), from("198.51.100.7")); got != http.StatusOK {
+			t.Fatalf("message %d of the client: %d, want 200", i+1, got)
+		}
+	}
+	for i := range 2 { // over the allowance, on both replicas
+		got, h := send(i, fmt.Sprintf("over%d", i), from("198.51.100.7"))
+		if secs, err := strconv.Atoi(h.Get("Retry-After")); got != http.StatusTooManyRequests || err != nil || secs < 1 {
+			t.Errorf("message over the allowance on replica %d: %d, Retry-After %q; want 429 with Retry-After", i, got, h.Get("Retry-After"))
+		}
+	}
+	if got, _ := send(0, "other", from("198.51.100.8")); got != http.StatusOK {
+		t.Errorf("another client: %d, want 200", got)
+	}
+	if got, _ := send(1, "server", map[string]string{"Authorization": "Bearer " + strangerWebToken}); got != http.StatusOK {
+		t.Errorf("the token holder: %d, want 200 (not limited)", got)
+	}
+	admin := map[string]string{"Authorization": "Bearer " + strangerAdminToken}
+	for _, chat := range []string{"over0", "over1"} {
+		if got, _ := (call{method: http.MethodGet, path: "/v1/admin/chats/web:" + chat, header: admin}).do(t, replicas[0].base); got != http.StatusNotFound {
+			t.Errorf("refused chat %s: admin view %d, want 404 (nothing stored)", chat, got)
+		}
+	}
+	if got, _ := (call{method: http.MethodGet, path: "/v1/admin/chats/web:c0", header: admin}).do(t, replicas[0].base); got != http.StatusOK {
+		t.Errorf("admitted chat c0: admin view %d, want 200", got)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/botgw/botgw/convo"
 	"github.com/botgw/botgw/convo/tools"
 	"github.com/botgw/botgw/webhooks/guard"
 )
@@ -36,7 +37,7 @@ func (c Config) Validate() error {
 	errs = append(errs, c.Redis.Validate(), c.Compaction.Validate())
 	errs = append(errs, c.Provider.validate("provider")...)
 	errs = append(errs, c.Channels.validate()...)
-	errs = append(errs, tools.Validate(c.Tools), c.Limits.validate(), c.validateTurns(), c.Media.validate(c.Provider))
+	errs = append(errs, tools.Validate(c.Tools), c.validateBuiltin(), c.Limits.validate(), c.validateTurns(), c.Media.validate(c.Provider))
 	if c.MaxToolCalls < 0 {
 		bad("max_tool_calls", "must not be negative")
 	}
@@ -51,6 +52,8 @@ func (c Config) Validate() error {
 		}
 	}
 	errs = append(errs, c.Admin.validate()...)
+	errs = append(errs, c.Stream.validate()...)
+	errs = append(errs, validateEventsKafka(c.Events.Kafka)...)
 	if !slices.Contains([]string{"", "debug", "info", "warn", "error"}, c.Log.Level) {
 		bad("log.level", "want debug, info, warn or error, got %q", c.Log.Level)
 	}
@@ -226,4 +229,14 @@ func validatePhoneOperators(numbers []string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// validateBuiltin refuses a game tool named like a built-in one that is on.
+func (c Config) validateBuiltin() error {
+	for i, t := range c.Tools {
+		if t.Name == convo.OfferChoicesTool && c.ToolsBuiltin.offerChoices() {
+			return fmt.Errorf("tools[%d].name: %s is a built-in tool (turn it off with tools_builtin.offer_choices: false)", i, t.Name)
+		}
+	}
+	return nil
 }

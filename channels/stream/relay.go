@@ -1,0 +1,316 @@
+// Package stream relays the conversation stream: the records each commit
+// keeps in Redis (state/stream.go) go to a sink (a webhook, Kafka) in each
+// chat's order, at least once, and are removed once the sink took them.
+//
+// One Relay runs per sink on every replica. The records are split into
+// state.StreamGroups groups, each with a Redis lease, so one replica at a
+// time relays a group and so a chat; the others wait to take over. A
+// holder reads a batch (at most 100 records of one stream unit, each chat's
+// in order), hands it to the sink and removes it only when the sink
+// acknowledged it; on failure it retries the same batch with backoff,
+// forever, without skipping. Records wait in Redis meanwhile, not in
+// memory.
+package stream
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	mrand "math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/state"
+)
+
+// Sink takes batches of records.
+type Sink interface {
+	// Name is the sink's name in config, metrics and Redis keys.
+	Name() string
+	// Deliver hands recs (in order, at most MaxBatch) to the sink and
+	// returns nil once the sink acknowledged all of them. It blocks until
+	// then or ctx ends; it is called by one goroutine per group at once.
+	Deliver(ctx context.Context, recs []botgw.StreamRecord) error
+}
+
+// Store is the part of state.Store the relay uses.
+type Store interface {
+	StreamUnits(ctx context.Context, sink string, group, n int) ([]string, error)
+	StreamRead(ctx context.Context, sink, tag string, n int) ([]string, error)
+	StreamAck(ctx context.Context, sink, tag string, raws []string) (bool, error)
+	StreamLease(ctx context.Context, sink string, group int, token string, ttl time.Duration) (bool, error)
+	StreamReleaseLease(ctx context.Context, sink string, group int, token string) error
+	StreamBacklog(ctx context.Context, sink string) (state.StreamBacklog, error)
+	SetStreamMode(sink string, m state.StreamMode)
+}
+
+// MaxBatch is the most records one delivery carries.
+const MaxBatch = 100
+
+// Config tunes a relay; zero fields take the defaults.
+type Config struct {
+	// Content keeps text and location in the records; false leaves them out.
+	Content bool
+	// MaxPending is the number of records waiting for the sink at which
+	// new records stop being kept (they are counted as dropped; seq goes
+	// on, so the consumer sees the gap). 0: no bound.
+	MaxPending int64
+	LeaseTTL   time.Duration // a group's lease; default 10s
+	Poll       time.Duration // how often an idle group looks for records; default 100ms
+	MinBackoff time.Duration // first retry delay after a failed delivery; default 200ms
+	MaxBackoff time.Duration // longest retry delay; default 30s
+	Watch      time.Duration // how often the backlog is measured; default 2s
+	// BehindAfter is the age of the oldest waiting record past which
+	// commits note each chat's last seq themselves; default 5s.
+	BehindAfter time.Duration
+}
+
+func (c Config) withDefaults() Config {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&c.LeaseTTL, 10*time.Second)
+	def(&c.Poll, 100*time.Millisecond)
+	def(&c.MinBackoff, 200*time.Millisecond)
+	def(&c.MaxBackoff, 30*time.Second)
+	def(&c.Watch, 2*time.Second)
+	def(&c.BehindAfter, 5*time.Second)
+	return c
+}
+
+// Relay delivers one sink's records. Run it once per replica.
+type Relay struct {
+	sink  Sink
+	store Store
+	cfg   Config
+	log   *slog.Logger
+	token string
+	stats *stats
+	wake  chan struct{}
+	mu    sync.Mutex
+	fail  time.Time // the last failed delivery
+}
+
+// New builds the relay of sink.
+func New(sink Sink, store Store, cfg Config, log *slog.Logger) *Relay {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return &Relay{sink: sink, store: store, cfg: cfg.withDefaults(), log: log.With("sink", sink.Name()),
+		token: hex.EncodeToString(b), stats: newStats(sink.Name()), wake: make(chan struct{}, 1)}
+}
+
+// Name is the sink's name.
+func (r *Relay) Name() string { return r.sink.Name() }
+
+// Run relays until ctx ends, then gives its leases back.
+func (r *Relay) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	for g := range state.StreamGroups {
+		wg.Go(func() { r.group(ctx, g) })
+	}
+	wg.Go(func() { r.watch(ctx) })
+	wg.Wait()
+	return nil
+}
+
+// group relays one group while this replica holds its lease.
+func (r *Relay) group(ctx context.Context, g int) {
+	defer r.store.StreamReleaseLease(context.WithoutCancel(ctx), r.sink.Name(), g, r.token)
+	var renewed time.Time
+	backoff := time.Duration(0)
+	for ctx.Err() == nil {
+		if time.Since(renewed) > r.cfg.LeaseTTL/3 {
+			ok, err := r.store.StreamLease(ctx, r.sink.Name(), g, r.token, r.cfg.LeaseTTL)
+			if err != nil || !ok {
+				renewed = time.Time{}
+				sleep(ctx, r.cfg.LeaseTTL/3)
+				continue
+			}
+			renewed = time.Now()
+		}
+		n, err := r.cycle(ctx, g)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			backoff = r.failed(g, err, backoff)
+			sleep(ctx, backoff)
+		case err != nil:
+		case n == 0:
+			backoff = 0
+			r.idle(ctx)
+		default:
+			backoff = 0
+		}
+	}
+}
+
+// failed counts a failed round and returns the next delay: doubling from
+// MinBackoff to MaxBackoff, with jitter.
+func (r *Relay) failed(g int, err error, last time.Duration) time.Duration {
+	r.stats.failures.Inc()
+	r.mu.Lock()
+	r.fail = time.Now()
+	r.mu.Unlock()
+	next := min(max(2*last, r.cfg.MinBackoff), r.cfg.MaxBackoff)
+	r.log.Warn("stream delivery failed; retrying the same records", "group", g, "retry_in", next, "err", err)
+	return next/2 + mrand.N(next/2+1)
+}
+
+func (r *Relay) idle(ctx context.Context) {
+	t := time.NewTimer(r.cfg.Poll)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	case <-r.wake:
+	}
+}
+
+// Nudge makes an idle group look for records at once (a local commit kept
+// some); it never blocks.
+func (r *Relay) Nudge() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// cycle delivers what group g has waiting, unit by unit, and returns the
+// number of records delivered. It stops at the first failure: the unit's
+// records stay in Redis and are read again.
+func (r *Relay) cycle(ctx context.Context, g int) (int, error) {
+	units, err := r.store.StreamUnits(ctx, r.sink.Name(), g, 64)
+	if err != nil {
+		return 0, err
+	}
+	total := 0
+	for _, tag := range units {
+		n, err := r.unit(ctx, tag)
+		total += n
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+// unit delivers one batch of a unit and removes it.
+func (r *Relay) unit(ctx context.Context, tag string) (int, error) {
+	raws, err := r.store.StreamRead(ctx, r.sink.Name(), tag, MaxBatch)
+	if err != nil || len(raws) == 0 {
+		return 0, err
+	}
+	recs := r.decode(raws)
+	if len(recs) > 0 {
+		if err := r.sink.Deliver(ctx, recs); err != nil {
+			return 0, fmt.Errorf("deliver %d records: %w", len(recs), err)
+		}
+	}
+	ok, err := r.store.StreamAck(ctx, r.sink.Name(), tag, raws)
+	if err != nil {
+		return 0, err // delivered, not removed: they go again (at least once)
+	}
+	if !ok {
+		r.log.Info("stream unit trimmed by another relay meanwhile; reading it again", "unit", tag)
+	}
+	r.stats.add(len(recs))
+	return len(recs), nil
+}
+
+// decode turns stored records into what the sink gets. A record that does
+// not decode can never be delivered: it is logged, counted and removed with
+// its batch.
+func (r *Relay) decode(raws []string) []botgw.StreamRecord {
+	out := make([]botgw.StreamRecord, 0, len(raws))
+	for _, raw := range raws {
+		rec, _, err := state.DecodeStreamRecord(raw)
+		if err != nil {
+			r.log.Error("dropping an undecodable stream record", "bytes", len(raw), "err", err)
+			r.stats.failures.Inc()
+			continue
+		}
+		if !r.cfg.Content {
+			rec.Text, rec.Location = "", nil
+		}
+		out = append(out, rec)
+	}
+	return out
+}
+
+// watch measures the backlog and tells the store's commits how the sink is
+// doing: full at MaxPending, behind when records wait past BehindAfter or
+// a delivery failed lately.
+func (r *Relay) watch(ctx context.Context) {
+	t := time.NewTicker(r.cfg.Watch)
+	defer t.Stop()
+	for {
+		r.measure(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (r *Relay) measure(ctx context.Context) {
+	b, err := r.store.StreamBacklog(ctx, r.sink.Name())
+	if err != nil {
+		if ctx.Err() == nil && !errors.Is(err, context.Canceled) {
+			r.log.Warn("measure the stream backlog", "err", err)
+		}
+		return
+	}
+	r.stats.set(b)
+	r.mu.Lock()
+	failedLately := time.Since(r.fail) < 2*r.cfg.Watch
+	r.mu.Unlock()
+	mode := state.StreamOK
+	switch {
+	case r.cfg.MaxPending > 0 && b.Pending >= r.cfg.MaxPending:
+		mode = state.StreamFull
+	case failedLately || (!b.Oldest.IsZero() && time.Since(b.Oldest) > r.cfg.BehindAfter):
+		mode = state.StreamBehind
+	}
+	if prev := r.stats.mode(mode); prev != mode && mode == state.StreamFull {
+		r.log.Error("stream.max_pending reached: new records are not kept for this sink until it catches up", "pending", b.Pending)
+	}
+	r.store.SetStreamMode(r.sink.Name(), mode)
+}
+
+// Status is one sink's line of GET /v1/admin/stream.
+type Status struct {
+	Name            string     `json:"name"`
+	Pending         int64      `json:"pending"`
+	OldestPendingAt *time.Time `json:"oldest_pending_at"`
+	Delivered       int64      `json:"delivered"`
+}
+
+// Status reads the backlog now.
+func (r *Relay) Status(ctx context.Context) (Status, error) {
+	b, err := r.store.StreamBacklog(ctx, r.sink.Name())
+	if err != nil {
+		return Status{}, fmt.Errorf("stream status of %s: %w", r.sink.Name(), err)
+	}
+	r.stats.set(b)
+	st := Status{Name: r.sink.Name(), Pending: b.Pending, Delivered: r.stats.deliveredCount()}
+	if !b.Oldest.IsZero() {
+		t := b.Oldest.UTC()
+		st.OldestPendingAt = &t
+	}
+	return st, nil
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}

@@ -1,0 +1,313 @@
+package state
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/botgw/botgw"
+)
+
+// The conversation stream's records wait in Redis until each sink took
+// them. The commit script numbers a commit's records after the chat's last
+// one and appends them, in the same atomic step as the state change, to one
+// list per sink and stream unit:
+//
+//	<prefix>:stream:<sink>:{<unit>}   records, oldest first, as JSON with "seq" and "ms"
+//	<prefix>:stream:seq:{<unit>}      hash: chat -> "<last seq>:<ms>" (see below)
+//
+// A unit gathers many chats, so the relay reads and trims a batch of up to
+// 100 records of many chats with one command each, and a chat's records
+// keep their commit order inside it. On a single node the units are
+// StreamGroups shards of the chats (fnv, like the work shards). On a
+// cluster a unit is a chat's hash slot (its key's tag is a string that
+// hashes to that slot), so the lists live in the slot of the chats they
+// hold; there a zset per group (<prefix>:stream:<sink>:lists:{<g>}) lists
+// the units with records, updated in the commit's pipeline.
+//
+// A chat's last seq is "q" in its state hash. When the state is gone (a
+// reset, expiry), the next commit reads the seq hash, which the relay
+// writes as it delivers, and the commit itself writes when it deletes the
+// state or while a sink is behind (StreamMode).
+
+// StreamGroups is the number of relay groups: each has its own lease, so
+// replicas share the relaying, and on a single node its own list.
+const StreamGroups = workShards
+
+// StreamMode tells the commit how a sink is doing.
+type StreamMode int32
+
+const (
+	StreamOK     StreamMode = iota // the sink keeps up
+	StreamBehind                   // records wait: commits note each chat's last seq
+	StreamFull                     // max_pending reached: new records are not kept
+)
+
+// StreamOptions configure the conversation stream.
+type StreamOptions struct {
+	Sinks []string // sink names ("webhook", "kafka"); none: records are dropped
+}
+
+// streamState is the store's per-sink stream mode.
+type streamState struct {
+	sinks []string
+	modes []atomic.Int32
+}
+
+// SetStreamMode records how sink is doing; unknown sinks are ignored.
+func (s *Store) SetStreamMode(sink string, m StreamMode) {
+	for i, n := range s.stream.sinks {
+		if n == sink {
+			s.stream.modes[i].Store(int32(m))
+		}
+	}
+}
+
+// unit is the stream unit of a chat: its tag and relay group.
+func (s *Store) unit(member string) (tag string, group int) {
+	if s.cluster {
+		slot := tagSlot(member)
+		return slotTag(slot), int(slot) % StreamGroups
+	}
+	g := shardOf(member)
+	return strconv.Itoa(int(g)), int(g)
+}
+
+func (s *Store) streamList(sink, tag string) string {
+	return s.prefix + ":stream:" + sink + ":{" + tag + "}"
+}
+
+func (s *Store) seqHash(tag string) string { return s.prefix + ":stream:seq:{" + tag + "}" }
+
+func (s *Store) unitIndex(sink string, group int) string {
+	return fmt.Sprintf("%s:stream:%s:lists:{%d}", s.prefix, sink, group)
+}
+
+func (s *Store) relayLease(sink string, group int) string {
+	return fmt.Sprintf("%s:stream:%s:lease:{%d}", s.prefix, sink, group)
+}
+
+// streamArgs appends the commit's stream keys and ARGV[15..20+R]
+// (stream.lua) to keys and args; without records or sinks just "0".
+func (s *Store) streamArgs(member string, recs []botgw.StreamRecord, now int64, keys []string, args []any) ([]string, []any, error) {
+	if len(recs) == 0 || len(s.stream.sinks) == 0 {
+		return keys, append(args, "0"), nil
+	}
+	tag, _ := s.unit(member)
+	k0 := len(keys) + 1
+	keys = append(keys, s.seqHash(tag))
+	flags := make([]byte, len(s.stream.sinks))
+	for i, sink := range s.stream.sinks {
+		keys = append(keys, s.streamList(sink, tag))
+		flags[i] = byte('0' + s.stream.modes[i].Load())
+	}
+	args = append(args, len(recs), k0, len(s.stream.sinks), now, string(flags), "")
+	for _, r := range recs {
+		r.Seq, r.ID = 0, ""
+		raw, err := json.Marshal(r)
+		if err != nil {
+			return nil, nil, fmt.Errorf("encode stream record: %w", err)
+		}
+		args = append(args, raw)
+	}
+	return keys, args, nil
+}
+
+// indexUnits queues, on a cluster, the listing of the chat's unit in each
+// kept sink's group index (beside the commit script: another slot).
+func (s *Store) indexUnits(ctx context.Context, p redis.Pipeliner, member string, recs int, now int64) {
+	if !s.cluster || recs == 0 {
+		return
+	}
+	tag, group := s.unit(member)
+	for i, sink := range s.stream.sinks {
+		if StreamMode(s.stream.modes[i].Load()) != StreamFull {
+			p.ZAddNX(ctx, s.unitIndex(sink, group), redis.Z{Score: float64(now), Member: tag})
+		}
+	}
+}
+
+// StreamUnits returns up to n units of group with records of sink, oldest
+// listed first on a cluster; on a single node the group's one unit.
+func (s *Store) StreamUnits(ctx context.Context, sink string, group, n int) ([]string, error) {
+	if !s.cluster {
+		return []string{strconv.Itoa(group)}, nil
+	}
+	tags, err := s.c.ZRange(ctx, s.unitIndex(sink, group), 0, int64(n-1)).Result()
+	if err != nil {
+		return nil, fmt.Errorf("list stream units of %s group %d: %w", sink, group, err)
+	}
+	return tags, nil
+}
+
+// StreamRead returns up to n records of a unit, oldest first, as stored.
+func (s *Store) StreamRead(ctx context.Context, sink, tag string, n int) ([]string, error) {
+	raws, err := s.c.LRange(ctx, s.streamList(sink, tag), 0, int64(n-1)).Result()
+	if err != nil {
+		return nil, fmt.Errorf("read stream %s unit %s: %w", sink, tag, err)
+	}
+	return raws, nil
+}
+
+// StreamAck removes raws, the head of a unit's list as StreamRead returned
+// it, once the sink took them, and notes each chat's last seq. It reports
+// whether they were removed: false when another relay trimmed the list
+// meanwhile (nothing is removed; read again).
+func (s *Store) StreamAck(ctx context.Context, sink, tag string, raws []string) (bool, error) {
+	if len(raws) == 0 {
+		return true, nil
+	}
+	args := []any{len(raws), raws[len(raws)-1]}
+	for member, last := range lastSeqs(raws) {
+		args = append(args, member, last)
+	}
+	keys := []string{s.streamList(sink, tag), s.seqHash(tag)}
+	left, err := streamAckScript.Run(ctx, s.c, keys, args...).Int64()
+	if err != nil {
+		return false, fmt.Errorf("trim stream %s unit %s: %w", sink, tag, err)
+	}
+	if left == 0 && s.cluster {
+		s.unlistUnit(ctx, sink, tag)
+	}
+	return left >= 0, nil
+}
+
+// unlistUnit drops an empty unit from its group's index, then lists it
+// again if a commit added records meanwhile (its ZADD NX may have come
+// before the ZREM).
+func (s *Store) unlistUnit(ctx context.Context, sink, tag string) {
+	_, group := s.groupOfTag(tag)
+	idx := s.unitIndex(sink, group)
+	if err := s.c.ZRem(ctx, idx, tag).Err(); err != nil {
+		return // listed still: the relay reads it once more
+	}
+	head, err := s.c.LIndex(ctx, s.streamList(sink, tag), 0).Result()
+	if err != nil { // empty (redis.Nil) or unknown: an error keeps it listed
+		if err != redis.Nil {
+			s.c.ZAddNX(ctx, idx, redis.Z{Score: float64(s.nowMs()), Member: tag})
+		}
+		return
+	}
+	_, at, _ := DecodeStreamRecord(head)
+	s.c.ZAddNX(ctx, idx, redis.Z{Score: float64(at.UnixMilli()), Member: tag})
+}
+
+func (s *Store) groupOfTag(tag string) (uint16, int) {
+	slot := tagSlot(tag)
+	return slot, int(slot) % StreamGroups
+}
+
+// StreamLease takes or keeps sink's relay lease of group for ttl.
+func (s *Store) StreamLease(ctx context.Context, sink string, group int, token string, ttl time.Duration) (bool, error) {
+	n, err := leaseScript.Run(ctx, s.c, []string{s.relayLease(sink, group)}, token, ms(ttl)).Int()
+	if err != nil {
+		return false, fmt.Errorf("take relay lease %s/%d: %w", sink, group, err)
+	}
+	return n == 1, nil
+}
+
+// StreamReleaseLease gives the lease back if token still holds it.
+func (s *Store) StreamReleaseLease(ctx context.Context, sink string, group int, token string) error {
+	if err := releaseScript.Run(ctx, s.c, []string{s.relayLease(sink, group)}, token).Err(); err != nil {
+		return fmt.Errorf("release relay lease %s/%d: %w", sink, group, err)
+	}
+	return nil
+}
+
+// stored is the part of a stored record the store itself reads.
+type stored struct {
+	Seq  int64  `json:"seq"`
+	Ms   int64  `json:"ms"`
+	Conv string `json:"conversation_id"`
+}
+
+// DecodeStreamRecord decodes a stored record, setting its ID, and returns
+// when it was committed.
+func DecodeStreamRecord(raw string) (botgw.StreamRecord, time.Time, error) {
+	var r botgw.StreamRecord
+	var st stored
+	if err := json.Unmarshal([]byte(raw), &r); err != nil {
+		return r, time.Time{}, fmt.Errorf("decode stream record: %w", err)
+	}
+	if err := json.Unmarshal([]byte(raw), &st); err != nil {
+		return r, time.Time{}, fmt.Errorf("decode stream record: %w", err)
+	}
+	r.ID = botgw.StreamID(r.ConversationID, r.Seq)
+	return r, time.UnixMilli(st.Ms), nil
+}
+
+// lastSeqs maps each chat of raws to "<seq>:<ms>" of its last record.
+func lastSeqs(raws []string) map[string]string {
+	out := map[string]string{}
+	for _, raw := range raws {
+		var st stored
+		if json.Unmarshal([]byte(raw), &st) == nil && st.Conv != "" {
+			out[st.Conv] = strconv.FormatInt(st.Seq, 10) + ":" + strconv.FormatInt(st.Ms, 10)
+		}
+	}
+	return out
+}
+
+// StreamPruneSeqs forgets the seq hash entries of chats whose last record
+// is older than before (stream.seq_ttl) and returns how many it removed.
+func (s *Store) StreamPruneSeqs(ctx context.Context, before time.Time) (int, error) {
+	n := 0
+	err := s.eachMaster(ctx, func(c redis.UniversalClient) error {
+		iter := c.Scan(ctx, 0, globEscape(s.prefix)+":stream:seq:{*}", 100).Iterator()
+		for iter.Next(ctx) {
+			removed, err := s.pruneSeqHash(ctx, iter.Val(), before.UnixMilli())
+			if err != nil {
+				return err
+			}
+			n += removed
+		}
+		return iter.Err()
+	})
+	if err != nil {
+		return n, fmt.Errorf("prune stream counters: %w", err)
+	}
+	return n, nil
+}
+
+func (s *Store) pruneSeqHash(ctx context.Context, key string, before int64) (int, error) {
+	var old []string
+	iter := s.c.HScan(ctx, key, 0, "", 100).Iterator()
+	for iter.Next(ctx) {
+		field := iter.Val()
+		if !iter.Next(ctx) {
+			break
+		}
+		_, at, _ := strings.Cut(iter.Val(), ":")
+		if ms, err := strconv.ParseInt(at, 10, 64); err == nil && ms < before {
+			old = append(old, field)
+		}
+	}
+	if err := iter.Err(); err != nil || len(old) == 0 {
+		return 0, err
+	}
+	return len(old), s.c.HDel(ctx, key, old...).Err()
+}
+
+// eachMaster runs fn on the node, or on each master of a cluster.
+func (s *Store) eachMaster(ctx context.Context, fn func(redis.UniversalClient) error) error {
+	cc, ok := s.c.(*redis.ClusterClient)
+	if !ok {
+		return fn(s.c)
+	}
+	masters, err := clusterMasters(ctx, cc)
+	if err != nil {
+		return err
+	}
+	for _, m := range masters {
+		if err := fn(m); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,233 @@
+package state
+
+import (
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/botgw/botgw"
+)
+
+var streamOpts = func() Options {
+	o := suiteOpts
+	o.Stream = StreamOptions{Sinks: []string{"webhook", "kafka"}}
+	return o
+}()
+
+func TestStreamMiniredis(t *testing.T) { runStreamSuite(t, miniHarness) }
+
+func TestStreamRedis(t *testing.T) {
+	redisURL(t)
+	runStreamSuite(t, realHarness)
+}
+
+func TestStreamRedisCluster(t *testing.T) {
+	if os.Getenv("BOTGW_TEST_REDIS_CLUSTER_URL") == "" {
+		t.Skip("BOTGW_TEST_REDIS_CLUSTER_URL not set: skipping Redis Cluster test")
+	}
+	runStreamSuite(t, clusterHarness)
+}
+
+func runStreamSuite(t *testing.T, newH newHarness) {
+	tests := []struct {
+		name string
+		run  func(t *testing.T, h *harness)
+	}{
+		{"NumberedInOrder", testStreamNumbered},
+		{"SeqOutlivesReset", testStreamSeqOutlivesReset},
+		{"SeqOutlivesDelivery", testStreamSeqOutlivesDelivery},
+		{"AckOfMovedHead", testStreamAckOfMovedHead},
+		{"FullDropsButCounts", testStreamFull},
+		{"RefusedCommitRecordsNothing", testStreamRefusedCommit},
+		{"RelayLease", testStreamLease},
+		{"ResetKeepsPendingSeq", testStreamResetKeepsPendingSeq},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.run(t, newH(t, streamOpts))
+		})
+	}
+}
+
+func rec(k botgw.ChatKey, action, text string) botgw.StreamRecord {
+	return botgw.StreamRecord{Version: botgw.StreamVersion, ConversationID: k.String(), AgentID: "user:1",
+		Action: action, Timestamp: botgw.Millis(time.UnixMilli(1764088802113)), Text: text}
+}
+
+// commitRecords runs one turn on k that commits recs (nil blob: a reset).
+func commitRecords(t *testing.T, h *harness, k botgw.ChatKey, blob []byte, recs ...botgw.StreamRecord) {
+	t.Helper()
+	snap := mustBegin(t, h, k, "")
+	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Version: snap.Version, Blob: blob, TTL: time.Hour, Records: recs})
+	if err := h.s.Release(t.Context(), k, snap.Lease); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// pending reads sink's records of k's unit, decoded, only k's.
+func pending(t *testing.T, h *harness, sink string, k botgw.ChatKey) ([]botgw.StreamRecord, []string) {
+	t.Helper()
+	tag, _ := h.s.unit(k.String())
+	raws, err := h.s.StreamRead(t.Context(), sink, tag, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []botgw.StreamRecord
+	for _, raw := range raws {
+		r, _, err := DecodeStreamRecord(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.ConversationID == k.String() {
+			out = append(out, r)
+		}
+	}
+	return out, raws
+}
+
+func seqs(recs []botgw.StreamRecord) []int64 {
+	var out []int64
+	for _, r := range recs {
+		out = append(out, r.Seq)
+	}
+	return out
+}
+
+func testStreamNumbered(t *testing.T, h *harness) {
+	k := chat("num")
+	commitRecords(t, h, k, []byte("a"), rec(k, "message", "hi"), rec(k, "reply", "hello"))
+	commitRecords(t, h, k, []byte("b"), rec(k, "message", "again"))
+	for _, sink := range []string{"webhook", "kafka"} {
+		got, _ := pending(t, h, sink, k)
+		if !slices.Equal(seqs(got), []int64{1, 2, 3}) {
+			t.Fatalf("%s seqs = %v, want [1 2 3]", sink, seqs(got))
+		}
+		if got[1].ID != "test:num#2" || got[1].Action != "reply" || got[1].Text != "hello" {
+			t.Fatalf("%s record 2 = %+v", sink, got[1])
+		}
+	}
+}
+
+func testStreamSeqOutlivesReset(t *testing.T, h *harness) {
+	k := chat("reset")
+	commitRecords(t, h, k, []byte("a"), rec(k, "message", "hi"))
+	commitRecords(t, h, k, nil, rec(k, "reset", ""))
+	commitRecords(t, h, k, []byte("c"), rec(k, "message", "fresh"))
+	got, _ := pending(t, h, "webhook", k)
+	if !slices.Equal(seqs(got), []int64{1, 2, 3}) {
+		t.Fatalf("seqs = %v, want [1 2 3] across the reset", seqs(got))
+	}
+}
+
+func testStreamSeqOutlivesDelivery(t *testing.T, h *harness) {
+	k := chat("gone")
+	commitRecords(t, h, k, []byte("a"), rec(k, "message", "hi"), rec(k, "reply", "yo"))
+	for _, sink := range []string{"webhook", "kafka"} {
+		tag, _ := h.s.unit(k.String())
+		_, raws := pending(t, h, sink, k)
+		if ok, err := h.s.StreamAck(t.Context(), sink, tag, raws); err != nil || !ok {
+			t.Fatalf("StreamAck = %v, %v", ok, err)
+		}
+	}
+	if err := h.s.Reset(t.Context(), k); err != nil { // the state goes, and its "q"
+		t.Fatal(err)
+	}
+	commitRecords(t, h, k, []byte("b"), rec(k, "message", "back"))
+	got, _ := pending(t, h, "webhook", k)
+	if !slices.Equal(seqs(got), []int64{3}) {
+		t.Fatalf("seqs after delivery and reset = %v, want [3]", seqs(got))
+	}
+}
+
+func testStreamAckOfMovedHead(t *testing.T, h *harness) {
+	k := chat("moved")
+	commitRecords(t, h, k, []byte("a"), rec(k, "message", "one"), rec(k, "reply", "two"))
+	tag, _ := h.s.unit(k.String())
+	_, raws := pending(t, h, "webhook", k)
+	if ok, _ := h.s.StreamAck(t.Context(), "webhook", tag, raws[:1]); !ok {
+		t.Fatal("first ack refused")
+	}
+	if ok, err := h.s.StreamAck(t.Context(), "webhook", tag, raws[:1]); err != nil || ok {
+		t.Fatalf("second ack of the same head = %v, %v; want false: the head moved", ok, err)
+	}
+	got, _ := pending(t, h, "webhook", k)
+	if !slices.Equal(seqs(got), []int64{2}) {
+		t.Fatalf("left = %v, want [2]", seqs(got))
+	}
+}
+
+func testStreamFull(t *testing.T, h *harness) {
+	k := chat("full")
+	h.s.SetStreamMode("kafka", StreamFull)
+	commitRecords(t, h, k, []byte("a"), rec(k, "message", "one"))
+	h.s.SetStreamMode("kafka", StreamOK)
+	commitRecords(t, h, k, []byte("b"), rec(k, "message", "two"))
+	if got, _ := pending(t, h, "kafka", k); !slices.Equal(seqs(got), []int64{2}) {
+		t.Fatalf("kafka = %v, want [2]: record 1 dropped while full, seq goes on", seqs(got))
+	}
+	if got, _ := pending(t, h, "webhook", k); !slices.Equal(seqs(got), []int64{1, 2}) {
+		t.Fatalf("webhook = %v, want [1 2]", seqs(got))
+	}
+}
+
+func testStreamRefusedCommit(t *testing.T, h *harness) {
+	k := chat("refused")
+	snap := mustBegin(t, h, k, "")
+	err := h.s.Commit(t.Context(), k, botgw.Commit{Lease: snap.Lease, Version: snap.Version + 5, Blob: []byte("x"), Records: []botgw.StreamRecord{rec(k, "message", "x")}})
+	if err == nil {
+		t.Fatal("commit at a wrong version succeeded")
+	}
+	if got, _ := pending(t, h, "webhook", k); len(got) != 0 {
+		t.Fatalf("a refused commit left records %v", seqs(got))
+	}
+}
+
+func testStreamLease(t *testing.T, h *harness) {
+	ctx := t.Context()
+	if ok, err := h.s.StreamLease(ctx, "webhook", 3, "a", time.Second); err != nil || !ok {
+		t.Fatalf("first lease = %v, %v", ok, err)
+	}
+	if ok, _ := h.s.StreamLease(ctx, "webhook", 3, "b", time.Second); ok {
+		t.Fatal("a second relay took a held lease")
+	}
+	if ok, _ := h.s.StreamLease(ctx, "webhook", 3, "a", time.Second); !ok {
+		t.Fatal("the holder could not keep its lease")
+	}
+	if err := h.s.StreamReleaseLease(ctx, "webhook", 3, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := h.s.StreamLease(ctx, "webhook", 3, "b", time.Second); !ok {
+		t.Fatal("a released lease was not free")
+	}
+}
+
+// TestSlotTags checks the stream units' tags against a real cluster node:
+// a unit's tag lands on the slot of the chats it holds.
+func TestSlotTags(t *testing.T) {
+	slot := keySlot(t)
+	for _, member := range []string{"telegram:123456789", "web:x", "slack:C0123ABC/1700000000.000100"} {
+		want := slot("p:{" + member + "}:state")
+		if got := int64(tagSlot(member)); got != want {
+			t.Fatalf("tagSlot(%s) = %d, CLUSTER KEYSLOT = %d", member, got, want)
+		}
+		if got := slot("p:stream:webhook:{" + slotTag(uint16(want)) + "}"); got != want {
+			t.Fatalf("unit of slot %d lands on %d", want, got)
+		}
+	}
+}
+
+// testStreamResetKeepsPendingSeq resets a chat (Store.Reset) while its
+// records still wait: its next record goes on after them.
+func testStreamResetKeepsPendingSeq(t *testing.T, h *harness) {
+	k := chat("resetpending")
+	commitRecords(t, h, k, []byte("a"), rec(k, "message", "one"), rec(k, "reply", "two"))
+	if err := h.s.Reset(t.Context(), k); err != nil {
+		t.Fatal(err)
+	}
+	commitRecords(t, h, k, []byte("b"), rec(k, "message", "three"))
+	if got, _ := pending(t, h, "webhook", k); !slices.Equal(seqs(got), []int64{1, 2, 3}) {
+		t.Fatalf("seqs = %v, want [1 2 3]: a reset never reuses a seq", seqs(got))
+	}
+}
