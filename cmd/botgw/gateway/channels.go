@@ -95,5 +95,5 @@ func WebOff(cfg Config) string {
 		return ""
 	}
 	return fmt.Sprintf("web chat off: listen %s is not loopback and channels.web sets neither allowed_origins "+
-		"nor token, so anyone reaching the port could use it; set one of them to serve it (README, \"Web chat security\")", cfg.Listen)
+		"nor token, so anyone reaching the port could use it; set one of them to serve it (docs/channels.md, \"Web chat security\")", cfg.Listen)
 }
