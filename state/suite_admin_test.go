@@ -93,7 +93,7 @@ func testListPages(t *testing.T, h *harness) {
 			t.Fatalf("List(%q): %v", cursor, err)
 		}
 		got, cursor, pages = append(got, page...), next, pages+1
-		if cursor == "" || pages > 100 {
+		if cursor == "" || pages > 1_000_000 { // a shared Redis may hold many other keys
 			break
 		}
 	}
