@@ -363,7 +363,10 @@ func (e *Engine) commit(ctx context.Context, k botgw.ChatKey, c botgw.Commit, st
 // outbox for a later attempt (deadletter.go: until their budget is spent).
 func (e *Engine) deliverAll(ctx context.Context, k botgw.ChatKey, out []botgw.Outbound, done []string, log *slog.Logger) (_ []string, ok bool) {
 	for _, m := range out {
-		if err := e.deliverOne(ctx, k, m, log); err != nil {
+		if ctx.Err() != nil { // lease lost or shutting down: the next holder sends the rest
+			return done, false
+		}
+		if err := e.deliverInFlight(ctx, k, m, log); err != nil {
 			return done, false
 		}
 		done = append(done, m.ID)

@@ -41,7 +41,11 @@ func (s *Store) Append(ctx context.Context, in botgw.Inbound) error {
 		legacy = "1"
 	}
 	keys := []string{ks.ids + in.ID, ks.pending, ks.seen}
-	args := []any{in.ID, now, ms(s.opts.DedupeTTL), raw, now + ms(s.opts.Visibility), ks.member, legacy}
+	waits := "0"
+	if s.opts.MinReplicas > 0 {
+		waits = "1"
+	}
+	args := []any{in.ID, now, ms(s.opts.DedupeTTL), raw, now + ms(s.opts.Visibility), ks.member, legacy, waits}
 	if !s.cluster {
 		n, err := s.run(ctx, appendScript, true, append(keys, ks.work), args...).Int()
 		return appended(in, n, err)
