@@ -11,6 +11,7 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/convo/codec"
+	"github.com/botgw/botgw/convo/spans"
 )
 
 // next says what the chat loop does after one step.
@@ -309,7 +310,7 @@ func (e *Engine) step(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 		e.pause(ctx, wait) // then look again: more input may have come
 		return again, delivered
 	}
-	ctx, span := e.startSpan(ctx, spanTurn, k.Channel)
+	ctx, span := e.startSpan(ctx, spans.Turn, k.Channel)
 	defer span.End()
 	begin := time.Now()
 	turnCtx, disarm := e.interruptible(ctx, k, snap.Pending)
@@ -344,7 +345,7 @@ func (e *Engine) step(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 
 // commit stores the turn's state and reply atomically, timing it.
 func (e *Engine) commit(ctx context.Context, k botgw.ChatKey, c botgw.Commit, stats *TurnStats) error {
-	ctx, span := e.startSpan(ctx, spanCommit, k.Channel)
+	ctx, span := e.startSpan(ctx, spans.Commit, k.Channel)
 	start := time.Now()
 	err := e.deps.Store.Commit(ctx, k, c)
 	stats.Commit = time.Since(start)
@@ -352,7 +353,7 @@ func (e *Engine) commit(ctx context.Context, k botgw.ChatKey, c botgw.Commit, st
 	if errors.Is(err, botgw.ErrConflict) {
 		failure = "version conflict"
 	}
-	endSpan(span, err, failure)
+	spans.End(span, err, failure)
 	return err
 }
 
@@ -373,9 +374,9 @@ func (e *Engine) deliverAll(ctx context.Context, k botgw.ChatKey, out []botgw.Ou
 
 // send delivers one reply, in a "delivery" span that covers its retries.
 func (e *Engine) send(ctx context.Context, ch botgw.Channel, m botgw.Outbound) error {
-	ctx, span := e.startSpan(ctx, spanDelivery, ch.Name())
+	ctx, span := e.startSpan(ctx, spans.Delivery, ch.Name())
 	err := e.sendRetrying(ctx, ch, m)
-	endSpan(span, err, "delivery failed")
+	spans.End(span, err, "delivery failed")
 	e.keepProgress(m, err)
 	return err
 }

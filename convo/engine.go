@@ -20,6 +20,7 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/convo/audit"
+	"github.com/botgw/botgw/convo/spans"
 )
 
 // Config holds the engine's knobs; zero values take the defaults.
@@ -166,7 +167,7 @@ func New(cfg Config, deps Deps) (*Engine, error) {
 		deps.Log = slog.New(slog.DiscardHandler)
 	}
 	if deps.Tracer == nil {
-		deps.Tracer = noopTracer
+		deps.Tracer = spans.Noop
 	}
 	cfg = cfg.withDefaults()
 	if deps.Count == nil {

@@ -39,7 +39,7 @@ type Limits struct {
 const DefaultMaxInputChars = 8000
 
 const (
-	outcomeDailyLimit = "daily_limit"
+	outcomeDailyLimit = codec.OutcomeDailyLimit
 	outcomeThrottled  = "throttled"
 	throttleWindow    = time.Minute
 )
