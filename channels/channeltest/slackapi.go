@@ -19,7 +19,7 @@ import (
 // answers {"ok":true,...} or {"ok":false,"error":"..."}, 429 with
 // Retry-After. It answers auth.test, chat.postMessage, reactions.add and
 // .remove, apps.connections.open (see UseSocket) and any method given to
-// Answer.
+// Answer, and serves shared files like files.slack.com (AddFile).
 type SlackAPI struct {
 	URL       string // ends in /api/, as slack.OptionAPIURL wants
 	BotToken  string
@@ -27,17 +27,19 @@ type SlackAPI struct {
 	BotUserID string
 	BotID     string
 	callLog
-	mu       sync.Mutex
-	limits   int    // the next posts answered 429…
-	retry    string // …with this Retry-After
-	extra    map[string]string
-	socket   string // what apps.connections.open answers
-	accepted []string
-	posted   []postedMessage // the messages accepted, as Slack keeps them
-	refusal  string          // "temporary", "ratelimited", "permanent"
-	refuseIn int
-	seen     chan APICall
-	t        testing.TB
+	mu        sync.Mutex
+	limits    int    // the next posts answered 429…
+	retry     string // …with this Retry-After
+	extra     map[string]string
+	socket    string // what apps.connections.open answers
+	accepted  []string
+	posted    []postedMessage // the messages accepted, as Slack keeps them
+	refusal   string          // "temporary", "ratelimited", "permanent"
+	refuseIn  int
+	seen      chan APICall
+	files     map[string]*slackFile
+	failFiles int // the next file downloads answered 500
+	t         testing.TB
 }
 
 // NewSlackAPI starts a fake Web API for a bot, closed when the test ends.
@@ -51,6 +53,14 @@ func NewSlackAPI(t testing.TB, botToken, appToken, botUserID, botID string) *Sla
 }
 
 func (f *SlackAPI) serve(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/files-pri/"):
+		f.serveFile(w, r)
+		return
+	case r.Method == http.MethodGet && r.URL.Path == "/":
+		signIn(w)
+		return
+	}
 	method, ok := strings.CutPrefix(r.URL.Path, "/api/")
 	if !ok || r.Method != http.MethodPost {
 		http.NotFound(w, r)

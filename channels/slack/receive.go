@@ -15,7 +15,8 @@ import (
 type message struct {
 	channel, user, botID string
 	text, ts, threadTS   string
-	files                bool
+	files                bool         // any file shared with the message
+	media                *botgw.Media // the photo or audio file among them
 }
 
 // store hands the message an event carries, if any, to deliver. It reports
@@ -50,13 +51,16 @@ func (a *adapter) normalise(ev slackevents.EventsAPIEvent) (botgw.Inbound, bool)
 			return botgw.Inbound{}, false
 		}
 		p = message{channel: e.Channel, user: e.User, botID: e.BotID, text: e.Text,
-			ts: e.TimeStamp, threadTS: e.ThreadTimeStamp, files: e.Message != nil && len(e.Message.Files) > 0}
+			ts: e.TimeStamp, threadTS: e.ThreadTimeStamp}
+		if e.Message != nil {
+			p.files, p.media = len(e.Message.Files) > 0, fileMedia(e.Message.Files)
+		}
 	case *slackevents.AppMentionEvent:
 		if e.Edited != nil {
 			return botgw.Inbound{}, false
 		}
 		p = message{channel: e.Channel, user: e.User, botID: e.BotID, text: e.Text,
-			ts: e.TimeStamp, threadTS: e.ThreadTimeStamp, files: len(e.Files) > 0}
+			ts: e.TimeStamp, threadTS: e.ThreadTimeStamp, files: len(e.Files) > 0, media: fileMedia(e.Files)}
 	default:
 		return botgw.Inbound{}, false
 	}
@@ -81,8 +85,9 @@ func (a *adapter) inbound(p message) (botgw.Inbound, bool) {
 		UserID: p.user,
 		Text:   cleanText(p.text, self.UserID),
 		At:     tsTime(p.ts),
+		Media:  p.media,
 	}
-	if in.Text == "" {
+	if in.Text == "" && in.Media == nil {
 		if !p.files {
 			return botgw.Inbound{}, false
 		}
