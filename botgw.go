@@ -275,6 +275,10 @@ type Outbound struct {
 	// a chat while an operator held it) and, if it has text, kept as a
 	// dead letter for the operator to send later.
 	Held string `json:"held,omitempty"`
+	// Pace is the chat's own send pace for this send, set by the engine
+	// while its worker holds the chat's lease; nil: the adapter paces the
+	// chat through its shared limiter. Never stored.
+	Pace *SendPace `json:"-"`
 }
 
 // Channel sends to one chat network. Name is stable: it appears in ChatKey
@@ -353,15 +357,18 @@ type Provider interface {
 }
 
 // Compactor shrinks a history before it is sent. It never mutates h.
+// hint compares the provider's count of the chat's previous request with
+// the gateway's estimate (zero when there is none), so a token budget can
+// follow the provider's tokenizer.
 type Compactor interface {
-	Compact(ctx context.Context, h []Message) ([]Message, error)
+	Compact(ctx context.Context, h []Message, hint UsageHint) ([]Message, error)
 }
 
 // CompactorFunc adapts a function to Compactor.
-type CompactorFunc func(context.Context, []Message) ([]Message, error)
+type CompactorFunc func(context.Context, []Message, UsageHint) ([]Message, error)
 
-func (f CompactorFunc) Compact(ctx context.Context, h []Message) ([]Message, error) {
-	return f(ctx, h)
+func (f CompactorFunc) Compact(ctx context.Context, h []Message, hint UsageHint) ([]Message, error) {
+	return f(ctx, h, hint)
 }
 
 // Starter is a channel with start-up work: register its webhook, learn its
@@ -400,15 +407,5 @@ type UsageHint struct {
 	Reported  int `json:"reported"`
 }
 
-type usageHintKey struct{}
-
-// WithUsageHint returns ctx carrying h for the Compactor.
-func WithUsageHint(ctx context.Context, h UsageHint) context.Context {
-	return context.WithValue(ctx, usageHintKey{}, h)
-}
-
-// UsageHintFrom returns the hint in ctx, if there is a usable one.
-func UsageHintFrom(ctx context.Context) (UsageHint, bool) {
-	h, ok := ctx.Value(usageHintKey{}).(UsageHint)
-	return h, ok && h.Estimated > 0 && h.Reported > 0
-}
+// Usable reports whether h holds both counts.
+func (h UsageHint) Usable() bool { return h.Estimated > 0 && h.Reported > 0 }

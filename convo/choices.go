@@ -20,11 +20,8 @@ import (
 // OfferChoicesTool is the built-in tool the model calls to show choices.
 const OfferChoicesTool = choices.Tool
 
-// numberedChoices is a channel that shows choices as a numbered list.
-type numberedChoices interface{ NumberedChoices() bool }
-
 func (e *Engine) numbered(k botgw.ChatKey) bool {
-	n, ok := e.deps.Channels[k.Channel].(numberedChoices)
+	n, ok := e.deps.Channels[k.Channel].(botgw.NumberedChoices)
 	return ok && n.NumberedChoices()
 }
 

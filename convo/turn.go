@@ -330,7 +330,7 @@ func (e *Engine) compact(ctx context.Context, env *codec.Envelope, h []botgw.Mes
 	if e.deps.Compactor == nil {
 		return h
 	}
-	out, err := e.deps.Compactor.Compact(botgw.WithUsageHint(ctx, env.Hint), h)
+	out, err := e.deps.Compactor.Compact(ctx, h, env.Hint)
 	if err != nil {
 		log.Warn("compaction failed; sending the history whole", "err", err)
 		return h
