@@ -101,6 +101,9 @@ func (s *Server) Handle(method, path string, h http.Handler) {
 	s.e.Add(method, path, echo.WrapHandler(h))
 }
 
+// Routes lists every registered route: its method and path pattern.
+func (s *Server) Routes() []*echo.Route { return s.e.Routes() }
+
 // Handler is the whole server as an http.Handler (tests, benchmarks).
 func (s *Server) Handler() http.Handler { return s.e }
 

@@ -34,6 +34,9 @@ type client interface {
 	SendPresence(ctx context.Context, p types.Presence) error
 	// Download fetches and decrypts a media message's file.
 	Download(ctx context.Context, msg whatsmeow.DownloadableMessage) ([]byte, error)
+	// SendMediaRetryReceipt asks the phone to upload an expired file
+	// again; the answer arrives as events.MediaRetry.
+	SendMediaRetryReceipt(ctx context.Context, info *types.MessageInfo, mediaKey []byte) error
 	// OwnIDs are the linked account's phone-number JID and LID (either may
 	// be empty), without device parts.
 	OwnIDs() (pn, lid types.JID)

@@ -59,7 +59,7 @@ func TestNormalizeContent(t *testing.T) {
 			if in.Media == nil || in.Media.Kind != tt.media {
 				t.Fatalf("media %+v, want %s", in.Media, tt.media)
 			}
-			ref, err := decodeRef(in.Media.Ref)
+			ref, _, err := decodeRef(in.Media.Ref)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -30,6 +30,7 @@ type realClient struct {
 	mu    sync.Mutex
 	up    bool
 	calls chan string
+	phone *mediaPhone // answers media retry receipts; nil: whatsmeow's own
 }
 
 func (r *realClient) ConnectContext(context.Context) error {

@@ -52,6 +52,8 @@ func (a *Adapter) handler(ctx context.Context, cli client, evs chan<- any) whats
 			return a.receive(ctx, cli, e, evs)
 		case *events.UndecryptableMessage:
 			a.undecryptable(ctx, cli, e)
+		case *events.MediaRetry:
+			a.retries.answer(e)
 		case *events.OfflineSyncPreview, *events.OfflineSyncCompleted:
 			a.offlineSync(ctx, evt)
 		case *events.Connected, *events.Disconnected, *events.KeepAliveTimeout, *events.KeepAliveRestored,
@@ -183,7 +185,7 @@ func (a *Adapter) normalize(ctx context.Context, cli client, e *events.Message) 
 		UserName: info.PushName,
 		Text:     c.Text,
 		Location: c.Location,
-		Media:    c.Media,
+		Media:    withSource(c.Media, info),
 		At:       info.Timestamp,
 		Meta: map[string]string{
 			metaChat:   info.Chat.ToNonAD().String(),

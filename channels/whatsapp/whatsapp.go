@@ -66,6 +66,7 @@ type Adapter struct {
 	ops       operators // operators' LIDs, resolved at login
 	looked    lookups   // numbers whose LID was asked of WhatsApp, and when
 	backlog   backlog   // old messages waiting for their chat's one reply
+	retries   retries   // media retry receipts waiting for the phone's answer
 	// redeliverWanted is set while a reconnect for redelivery is queued.
 	redeliverWanted atomic.Bool
 	logins          atomic.Int64 // logins so far (a logged-out back-off starts over after one)

@@ -6,6 +6,7 @@
 //	botgw dead-letters list|retry ID|discard ID -config FILE [-json]
 //	botgw whatsapp link -config FILE [-phone NUMBER]
 //	botgw health [-url URL]                probe a running gateway (container HEALTHCHECK)
+//	botgw version                          print the release (CHANGELOG.md)
 //
 // The config file may also come from BOTGW_CONFIG.
 package main
@@ -22,6 +23,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/cmd/botgw/gateway"
 )
 
@@ -50,13 +52,14 @@ const usage = `usage:
   botgw dead-letters retry|discard ID -config FILE
   botgw whatsapp link -config FILE [-phone NUMBER]
   botgw health [-url http://127.0.0.1:8080/healthz]   (container HEALTHCHECK)
+  botgw version
 The config file may also be given as BOTGW_CONFIG. With none, botgw runs on
 the embedded default: in-process Redis and the web chat on 127.0.0.1:8080.`
 
 // run dispatches a command line; it is main without the process exit.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cmd := "serve"
-	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
+	if len(args) > 0 && args[0] != "" && (args[0][0] != '-' || args[0] == "-version" || args[0] == "--version") {
 		cmd, args = args[0], args[1:]
 	}
 	switch cmd {
@@ -72,6 +75,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdWhatsApp(ctx, args, stdout, stderr)
 	case "health":
 		return cmdHealth(ctx, args, stdout, stderr)
+	case "version", "-version", "--version":
+		fmt.Fprintln(stdout, "botgw", botgw.Version)
+		return nil
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil

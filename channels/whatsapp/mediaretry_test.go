@@ -1,0 +1,194 @@
+package whatsapp
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/tls"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.mau.fi/whatsmeow"
+	waBinary "go.mau.fi/whatsmeow/binary"
+	"go.mau.fi/whatsmeow/proto/waE2E"
+	"go.mau.fi/whatsmeow/proto/waMmsRetry"
+	"go.mau.fi/whatsmeow/types"
+	"go.mau.fi/whatsmeow/types/events"
+	"go.mau.fi/whatsmeow/util/cbcutil"
+	"go.mau.fi/whatsmeow/util/gcmutil"
+	"go.mau.fi/whatsmeow/util/hkdfutil"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/channels/channeltest"
+)
+
+// SendMediaRetryReceipt of the fake is a phone that no longer has the
+// file: it answers at once with the error whatsmeow reads as "not
+// available on the phone" (code 2).
+func (f *fakeClient) SendMediaRetryReceipt(_ context.Context, info *types.MessageInfo, _ []byte) error {
+	f.mu.Lock()
+	h := f.handler
+	f.mu.Unlock()
+	h(&events.MediaRetry{MessageID: info.ID, ChatID: info.Chat, Error: &events.MediaRetryError{Code: 2}})
+	return nil
+}
+
+// SendMediaRetryReceipt of the real client goes to the test's phone, which
+// stands where WhatsApp's servers and the player's phone would be; with
+// none, to whatsmeow (which has no connection to send it on).
+func (r *realClient) SendMediaRetryReceipt(ctx context.Context, info *types.MessageInfo, key []byte) error {
+	if r.phone == nil {
+		return r.Client.SendMediaRetryReceipt(ctx, info, key)
+	}
+	return r.phone.receipt(r, info, key)
+}
+
+// mediaPhone is WhatsApp's media CDN (a TLS server every media host
+// resolves to) and the player's phone, which uploads a file again when
+// asked by a media retry receipt and answers with the notification
+// whatsmeow parses into events.MediaRetry.
+type mediaPhone struct {
+	t        *testing.T
+	cdn      *httptest.Server
+	mu       sync.Mutex
+	files    map[string][]byte // encrypted files by path
+	fetched  []string          // paths GET asked for
+	receipts []types.MessageInfo
+	// result is what the phone answers (SUCCESS: the file at newPath).
+	result  waMmsRetry.MediaRetryNotification_ResultType
+	newPath string
+	plain   []byte // what it uploads again
+}
+
+func newMediaPhone(t *testing.T, rc *realClient) *mediaPhone {
+	p := &mediaPhone{t: t, files: map[string][]byte{}, result: waMmsRetry.MediaRetryNotification_SUCCESS}
+	p.cdn = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.fetched = append(p.fetched, r.URL.Path)
+		if data, ok := p.files[r.URL.Path]; ok {
+			_, _ = w.Write(data)
+			return
+		}
+		http.Error(w, "gone", http.StatusGone) // an expired copy
+	}))
+	t.Cleanup(p.cdn.Close)
+	dial := func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, network, p.cdn.Listener.Addr().String())
+	}
+	rc.SetMediaHTTPClient(&http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		DialContext: dial, TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}) // the test's CDN certificate
+	rc.phone = p
+	return p
+}
+
+// upload encrypts plain as WhatsApp does (AES-CBC, HMAC-SHA256 cut to 10
+// bytes, keys from the media key by HKDF) and puts it at path; it returns
+// the message's download fields.
+func (p *mediaPhone) upload(path string, key, plain []byte) *waE2E.ImageMessage {
+	keys := hkdfutil.SHA256(key, nil, []byte(whatsmeow.MediaImage), 112)
+	iv, cipherKey, macKey := keys[:16], keys[16:48], keys[48:80]
+	enc, err := cbcutil.Encrypt(cipherKey, iv, plain)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	mac := hmac.New(sha256.New, macKey)
+	mac.Write(iv)
+	mac.Write(enc)
+	file := append(enc, mac.Sum(nil)[:10]...)
+	p.mu.Lock()
+	p.files[strings.Split(path, "?")[0]] = file // served by path; the query is the URL's expiry
+	p.mu.Unlock()
+	encHash, hash := sha256.Sum256(file), sha256.Sum256(plain)
+	return &waE2E.ImageMessage{URL: proto.String(mediaHost + path), DirectPath: proto.String(path), MediaKey: key,
+		FileEncSHA256: encHash[:], FileSHA256: hash[:], FileLength: proto.Uint64(uint64(len(plain))), Mimetype: proto.String("image/jpeg")}
+}
+
+// receipt answers a media retry receipt the way the server relays the
+// phone's answer: a <notification type="mediaretry"> whose payload is the
+// MediaRetryNotification, AES-GCM encrypted with the media key's retry key
+// and the message id as additional data. It is handed to whatsmeow's own
+// handler after the receipt is sent, as it would arrive over the socket.
+func (p *mediaPhone) receipt(rc *realClient, info *types.MessageInfo, key []byte) error {
+	p.mu.Lock()
+	p.receipts = append(p.receipts, *info)
+	result, path, plain := p.result, p.newPath, p.plain
+	p.mu.Unlock()
+	if result == waMmsRetry.MediaRetryNotification_SUCCESS {
+		p.upload(path, key, plain)
+	}
+	payload, _ := proto.Marshal(&waMmsRetry.MediaRetryNotification{StanzaID: proto.String(info.ID), DirectPath: proto.String(path), Result: result.Enum()})
+	iv := make([]byte, 12)
+	_, _ = rand.Read(iv)
+	enc, err := gcmutil.Encrypt(hkdfutil.SHA256(key, nil, []byte("WhatsApp Media Retry Notification"), 32), iv, payload, []byte(info.ID))
+	if err != nil {
+		return err
+	}
+	node := waBinary.Node{Tag: "notification", Attrs: waBinary.Attrs{"id": info.ID, "type": "mediaretry",
+		"t": strconv.FormatInt(time.Now().Unix(), 10), "from": botPN},
+		Content: []waBinary.Node{
+			{Tag: "rmr", Attrs: waBinary.Attrs{"jid": info.Chat, "from_me": "false"}},
+			{Tag: "encrypt", Content: []waBinary.Node{{Tag: "enc_p", Content: enc}, {Tag: "enc_iv", Content: iv}}},
+		}}
+	go rc.internals().HandleMediaRetryNotification(context.Background(), &node)
+	return nil
+}
+
+// A photo whose CDN copy expired (410) is uploaded again by the phone on
+// whatsmeow's media retry receipt and downloaded from the new direct path;
+// a phone that no longer has it ends in ErrNotFound, with one receipt.
+func TestRealClientRetriesExpiredMedia(t *testing.T) {
+	a, rc, logs := realConnected(t)
+	phone := newMediaPhone(t, rc)
+	store := &channeltest.Store{}
+	a.mu.Lock()
+	a.deliver = store.Deliver
+	a.mu.Unlock()
+	key := make([]byte, 32)
+	_, _ = rand.Read(key)
+	plain := []byte("\xff\xd8\xff\xe0 the old bridge at dusk")
+	img := phone.upload("/v/t62.7118-24/old.enc?ccb=11-4&oe=6700", key, plain)
+	phone.mu.Lock()
+	delete(phone.files, "/v/t62.7118-24/old.enc") // the CDN dropped it
+	phone.newPath, phone.plain = "/v/t62.7118-24/again.enc?ccb=11-4&oe=6800", plain
+	phone.mu.Unlock()
+	img.Caption = proto.String("is this it?")
+	info := types.MessageInfo{MessageSource: types.MessageSource{Chat: alicePN, Sender: alicePN}, ID: "3EB0PHOTO1", Timestamp: time.Now()}
+	if failed := rc.internals().HandleDecryptedMessage(context.Background(), &info, &waE2E.Message{ImageMessage: img}, 0); failed {
+		t.Fatalf("photo not stored:\n%s", logs)
+	}
+	in := store.Stored()[0]
+	got, err := a.FetchMedia(t.Context(), *in.Media, 1<<20)
+	if err != nil || string(got) != string(plain) {
+		t.Fatalf("FetchMedia = %q, %v; want the photo uploaded again\n%s", got, err, logs)
+	}
+	phone.mu.Lock()
+	receipts, fetched := phone.receipts, phone.fetched
+	phone.mu.Unlock()
+	if len(receipts) != 1 || receipts[0].ID != "3EB0PHOTO1" || receipts[0].Chat != alicePN {
+		t.Errorf("receipts %+v, want one for the photo's message in its chat", receipts)
+	}
+	if len(fetched) != 2 || fetched[0] != "/v/t62.7118-24/old.enc" || fetched[1] != "/v/t62.7118-24/again.enc" {
+		t.Errorf("CDN asked for %q, want the expired path, then the new one", fetched)
+	}
+
+	phone.mu.Lock()
+	phone.result, phone.files = waMmsRetry.MediaRetryNotification_NOT_FOUND, map[string][]byte{}
+	phone.mu.Unlock()
+	if _, err := a.FetchMedia(t.Context(), *in.Media, 1<<20); !errors.Is(err, botgw.ErrNotFound) {
+		t.Errorf("the phone no longer has it: %v, want ErrNotFound", err)
+	}
+	if phone.mu.Lock(); len(phone.receipts) != 2 {
+		t.Errorf("%d receipts, want one more", len(phone.receipts))
+	}
+	phone.mu.Unlock()
+}
