@@ -20,6 +20,7 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/convo/audit"
+	"github.com/botgw/botgw/convo/limits"
 	"github.com/botgw/botgw/convo/spans"
 )
 
@@ -34,7 +35,7 @@ type Config struct {
 	Apology           string              // reply when the provider failed
 	UnsupportedNotice string              // reply to media the gateway cannot read
 	Operators         map[string][]string // channel → platform user ids allowed operator commands
-	Limits            Limits              // per-chat token and turn-rate limits; zero: off
+	Limits            limits.Config       // per-chat token and turn-rate limits; zero: off
 	// AcceptProviders are the provider ids whose stored state this engine
 	// continues (the provider and its fallbacks); state locked to any other
 	// is dropped. Empty: the provider's own id.
@@ -81,7 +82,7 @@ func (c Config) withDefaults() Config {
 	if c.Apology == "" {
 		c.Apology = "Sorry, I couldn't answer just now. Please try again in a moment."
 	}
-	c.Limits = c.Limits.withDefaults()
+	c.Limits = c.Limits.WithDefaults()
 	if c.UnsupportedNotice == "" {
 		c.UnsupportedNotice = "Sorry, I can only read text for now."
 	}
@@ -192,7 +193,7 @@ func New(cfg Config, deps Deps) (*Engine, error) {
 // concurrent use.
 func (e *Engine) Handle(ctx context.Context, in botgw.Inbound) error {
 	in = e.normalize(in)
-	in = e.cfg.Limits.cut(in)
+	in = e.cfg.Limits.Cut(in)
 	err := e.deps.Store.Append(ctx, in)
 	e.deps.Hooks.inbound(in, err)
 	switch {
