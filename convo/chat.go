@@ -34,6 +34,8 @@ type holding struct {
 	pace  *botgw.SendPace // the chat's own send pace, kept by FinishNext
 	clock leaseClock      // when the lease was last confirmed
 	st    known           // the state as the last snapshot or commit left it
+	// unhold stops the renewer keeping the lease alive.
+	unhold func()
 }
 
 // runChat holds chat k's lease and runs steps while the chat has pending
@@ -48,6 +50,7 @@ func (e *Engine) runChat(k botgw.ChatKey, w *worker) {
 	h := &holding{k: k, log: e.log.With("chat", k)}
 	defer func() {
 		if h.lease != "" {
+			h.unhold()
 			e.deps.Hooks.lease(k.Channel, -1)
 		}
 	}()
@@ -103,7 +106,7 @@ func (e *Engine) took(ctx context.Context, cancel context.CancelFunc, h *holding
 	h.lease = snap.Lease
 	h.clock.confirmed(asked)
 	e.deps.Hooks.lease(h.k.Channel, 1)
-	go e.renew(ctx, cancel, h.k, h.lease, &h.clock, h.log)
+	h.unhold = e.renewer.hold(h.k, h.lease, &h.clock, cancel, h.log)
 	snap, err := e.takeOver(ctx, h.k, snap)
 	// While this worker holds the lease only it sends to the chat, so the
 	// chat's own pace goes with the hold and FinishNext stores it back.
@@ -185,6 +188,18 @@ func (e *Engine) finish(ctx context.Context, h *holding, delivered []string) (bo
 		h.next = &snap
 	}
 	return more, err
+}
+
+// release gives the lease back, on a context that outlives shutdown.
+func (e *Engine) release(k botgw.ChatKey, lease string, log *slog.Logger) {
+	if lease == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(e.ctx), 2*time.Second)
+	defer cancel()
+	if err := e.deps.Store.Release(ctx, k, lease); err != nil {
+		log.Warn("release lease", "err", err)
+	}
 }
 
 // delivered records that the channel took replies ids by removing them
@@ -288,8 +303,11 @@ func (e *Engine) commit(ctx context.Context, k botgw.ChatKey, c botgw.Commit, st
 // outbox for a later attempt (delivery.go: until their budget is spent).
 func (e *Engine) deliverAll(ctx context.Context, k botgw.ChatKey, out []botgw.Outbound, done []string, pace *botgw.SendPace, log *slog.Logger) (_ []string, ok bool) {
 	for _, m := range out {
+		if ctx.Err() != nil { // lease lost or shutting down: the next holder sends the rest
+			return done, false
+		}
 		m.Pace = pace
-		if err := e.deliverOne(ctx, k, m, log); err != nil {
+		if err := e.deliverInFlight(ctx, k, m, log); err != nil {
 			return done, false
 		}
 		done = append(done, m.ID)

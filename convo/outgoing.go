@@ -3,6 +3,7 @@ package convo
 import (
 	"context"
 	"errors"
+	"log/slog"
 
 	"github.com/botgw/botgw"
 )
@@ -47,4 +48,18 @@ func (e *Engine) sent(ctx context.Context, m botgw.Outbound, err error) {
 	if e.deps.Outgoing != nil {
 		e.deps.Outgoing.Sent(ctx, m, err)
 	}
+}
+
+// deliverInFlight sends one committed reply (deliverOne) on a context that
+// keeps ctx's values but not its cancellation: the renewal cancels ctx
+// when the worker's lease is found lost, and a send cut off then may have
+// reached the platform all the same. Only the worker that sees the
+// outcome can record it, before the chat's next holder, after its
+// takeover grace, would send the reply again. The send ends early only
+// when the engine stops; deliverAll starts no new send once ctx ends.
+func (e *Engine) deliverInFlight(ctx context.Context, k botgw.ChatKey, m botgw.Outbound, log *slog.Logger) error {
+	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	defer context.AfterFunc(e.ctx, cancel)()
+	return e.deliverOne(sctx, k, m, log)
 }

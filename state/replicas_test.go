@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -176,5 +177,42 @@ func TestMinReplicasRefusesUnconfirmedWrites(t *testing.T) {
 				t.Errorf("Append with min_replicas 0: %v", err)
 			}
 		})
+	}
+}
+
+// TestMinReplicasConfirmsADuplicateBeforeAcknowledgingIt: input stored on
+// the primary but refused for want of a replica comes back (the platform
+// retries, maybe through another replica of the gateway, on a connection
+// that never wrote). The retry finds the input's dedupe record; it is
+// acknowledged only once the replica has that input, or a failover could
+// lose a message the platform will never send again.
+func TestMinReplicasConfirmsADuplicateBeforeAcknowledgingIt(t *testing.T) {
+	primary, replica := primaryWithReplica(t)
+	first := replicatedStore(t, primary.client())
+	first.opts.ReplicaTimeout = 300 * time.Millisecond
+	k := chat("retried")
+	in := text(k, "m1", "stored once, confirmed late")
+	if err := replica.cmd.Process.Signal(syscall.SIGSTOP); err != nil { // the replica stops acknowledging
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = replica.cmd.Process.Signal(syscall.SIGCONT) })
+	if err := first.Append(t.Context(), in); !errors.Is(err, ErrNotReplicated) {
+		t.Fatalf("Append while the replica is stopped = %v, want ErrNotReplicated", err)
+	}
+	retry := replicatedStore(t, primary.client()) // a fresh connection: it wrote nothing yet
+	retry.opts.ReplicaTimeout = 300 * time.Millisecond
+	if err := retry.Append(t.Context(), in); !errors.Is(err, ErrNotReplicated) {
+		t.Fatalf("retried Append while the replica is stopped = %v, want ErrNotReplicated (a 200 would acknowledge input only the primary has)", err)
+	}
+	if err := replica.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	retry.opts.ReplicaTimeout = MaxReplicaTimeout
+	if err := retry.Append(t.Context(), in); !errors.Is(err, botgw.ErrDuplicate) {
+		t.Fatalf("retried Append once the replica is back = %v, want ErrDuplicate", err)
+	}
+	snap, err := retry.Begin(t.Context(), k, "")
+	if err != nil || len(snap.Pending) != 1 {
+		t.Fatalf("pending after the retries: %d entries, err %v; want the input once", len(snap.Pending), err)
 	}
 }

@@ -41,7 +41,11 @@ func (s *Store) Append(ctx context.Context, in botgw.Inbound) error {
 		legacy = "1"
 	}
 	keys := []string{ks.ids + in.ID, ks.pending, ks.seen}
-	args := []any{in.ID, now, ms(s.opts.DedupeTTL), raw, now + ms(s.opts.Visibility), ks.member, legacy}
+	waits := "0"
+	if s.opts.MinReplicas > 0 {
+		waits = "1"
+	}
+	args := []any{in.ID, now, ms(s.opts.DedupeTTL), raw, now + ms(s.opts.Visibility), ks.member, legacy, waits}
 	if !s.cluster {
 		n, err := s.run(ctx, appendScript, true, append(keys, ks.work), args...).Int()
 		return appended(in, n, err)
@@ -162,22 +166,6 @@ func (s *Store) dropCorrupt(ctx context.Context, k botgw.ChatKey, key, raw strin
 		s.log.Error("drop undecodable list entry", "chat", k, "key", key, "err", err)
 	}
 	s.deadCorrupt(ctx, k, key, raw, err)
-}
-
-// Renew extends the lease by LeaseTTL.
-func (s *Store) Renew(ctx context.Context, k botgw.ChatKey, lease string) error {
-	ks, err := s.keys(k)
-	if err != nil {
-		return fmt.Errorf("renew lease of chat %s: %w", k, err)
-	}
-	n, err := renewScript.Run(ctx, s.c, []string{ks.lease}, lease, ms(s.opts.LeaseTTL)).Int()
-	if err != nil {
-		return fmt.Errorf("renew lease of chat %s: %w", k, err)
-	}
-	if n == 0 {
-		return fmt.Errorf("renew lease of chat %s: %w", k, botgw.ErrLeaseLost)
-	}
-	return nil
 }
 
 // Commit applies c in one script. A nil c.Blob deletes the state (its

@@ -7,7 +7,8 @@
 -- ARGV[1] inbound id ("" skips dedupe), ARGV[2] now (unix ms),
 -- ARGV[3] dedupe window (ms), ARGV[4] inbound JSON, ARGV[5] the mark's
 -- due time (unix ms), ARGV[6] the mark's member, ARGV[7] "1" while the
--- seen zsets of earlier releases are kept too (dedupe.go)
+-- seen zsets of earlier releases are kept too (dedupe.go), ARGV[8] "1"
+-- when the caller WAITs for replicas after this script (replicas.go)
 -- Returns 1 when stored, 0 for a duplicate.
 --
 -- The record is one key per id, holding the unix ms it arrived at, that
@@ -22,21 +23,42 @@
 -- message, so should the mark or the input fail for any other reason the
 -- record is undone before the error is returned (a mark without input is
 -- harmless: a worker finds nothing).
+--
+-- A duplicate is answered only once the first copy is known to last: a
+-- first Append may have stored the input and then been refused for want
+-- of replicas, and its retry, finding the record, must not acknowledge
+-- input a failover could still lose. WAIT counts the replicas that have
+-- this connection's last write, and a duplicate writes nothing; so, when
+-- the caller WAITs, the duplicate rewrites the record's expiry unchanged
+-- (PEXPIRE, which a full Redis still takes), and WAIT then covers the
+-- record and the input stored with it before it.
 local id, now = ARGV[1], ARGV[2]
 local oldest = tonumber(now) - tonumber(ARGV[3])
 local legacy = ARGV[7] == '1' and id ~= ''
 local previous = false -- the record of an id seen before the window
+
+-- duplicate answers 0 for a duplicate recorded at key.
+local function duplicate(key)
+  if ARGV[8] == '1' then
+    local left = redis.call('PTTL', key)
+    if left > 0 then
+      redis.call('PEXPIRE', key, left)
+    end
+  end
+  return 0
+end
+
 if legacy then
   local at = redis.call('ZSCORE', KEYS[3], id)
   if at and tonumber(at) >= oldest then
-    return 0
+    return duplicate(KEYS[3])
   end
 end
 if id ~= '' then
   previous = redis.call('SET', KEYS[1], now, 'NX', 'GET', 'PX', ARGV[3])
   if previous then
     if (tonumber(previous) or 0) >= oldest then
-      return 0
+      return duplicate(KEYS[1])
     end
     redis.call('SET', KEYS[1], now, 'PX', ARGV[3])
   end
