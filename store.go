@@ -102,6 +102,10 @@ type Store interface {
 	Begin(ctx context.Context, k ChatKey, lease string) (Snapshot, error)
 	// Renew extends the lease; ErrLeaseLost if it is no longer the caller's.
 	Renew(ctx context.Context, k ChatKey, lease string) error
+	// RenewLeases is Renew for many chats at once (leases[i] being the
+	// token held for chats[i]) in one round trip where the store can; the
+	// i-th error is Renew's for chats[i].
+	RenewLeases(ctx context.Context, chats []ChatKey, leases []string) []error
 	// Commit applies c atomically: ErrLeaseLost if the lease moved,
 	// ErrConflict if the version moved; nothing is written then.
 	Commit(ctx context.Context, k ChatKey, c Commit) error

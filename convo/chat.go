@@ -9,6 +9,7 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/convo/codec"
+	"github.com/botgw/botgw/convo/lease"
 	"github.com/botgw/botgw/convo/spans"
 )
 
@@ -32,7 +33,7 @@ type holding struct {
 	lease string          // the lease token; "" until taken
 	next  *botgw.Snapshot // the next turn's snapshot, read by FinishNext
 	pace  *botgw.SendPace // the chat's own send pace, kept by FinishNext
-	clock leaseClock      // when the lease was last confirmed
+	clock lease.Clock     // when the lease was last confirmed
 	st    known           // the state as the last snapshot or commit left it
 	// unhold stops the renewer keeping the lease alive.
 	unhold func()
@@ -104,9 +105,9 @@ func (e *Engine) take(ctx context.Context, cancel context.CancelFunc, h *holding
 // (takeOver), and the chat's own send pace is read.
 func (e *Engine) took(ctx context.Context, cancel context.CancelFunc, h *holding, snap botgw.Snapshot, asked time.Time) (botgw.Snapshot, error) {
 	h.lease = snap.Lease
-	h.clock.confirmed(asked)
+	h.clock.Confirmed(asked)
 	e.deps.Hooks.lease(h.k.Channel, 1)
-	h.unhold = e.renewer.hold(h.k, h.lease, &h.clock, cancel, h.log)
+	h.unhold = e.renewer.Hold(h.k, h.lease, &h.clock, cancel, h.log)
 	snap, err := e.takeOver(ctx, h.k, snap)
 	// While this worker holds the lease only it sends to the chat, so the
 	// chat's own pace goes with the hold and FinishNext stores it back.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/convo/audit"
+	"github.com/botgw/botgw/convo/lease"
 	"github.com/botgw/botgw/convo/limits"
 	"github.com/botgw/botgw/convo/spans"
 )
@@ -137,7 +138,7 @@ type Engine struct {
 	now  func() time.Time
 
 	commands []command
-	renewer  renewer // keeps the leases of the chats running here alive
+	renewer  lease.Renewer // keeps the leases of the chats running here alive
 
 	mu      sync.Mutex
 	workers map[botgw.ChatKey]*worker
@@ -184,7 +185,7 @@ func New(cfg Config, deps Deps) (*Engine, error) {
 		workers: make(map[botgw.ChatKey]*worker),
 		ctx:     ctx, cancel: cancel, done: make(chan struct{}),
 	}
-	e.renewer.e = e
+	e.renewer = lease.Renewer{Store: deps.Store, Every: cfg.LeaseRenew, Ctx: ctx}
 	return e, nil
 }
 

@@ -49,6 +49,17 @@ func (s *awayStore) Renew(ctx context.Context, k botgw.ChatKey, lease string) er
 	return s.Store.Renew(ctx, k, lease)
 }
 
+func (s *awayStore) RenewLeases(ctx context.Context, chats []botgw.ChatKey, leases []string) []error {
+	errs := make([]error, len(chats))
+	for i := range errs {
+		errs[i] = s.fail()
+	}
+	if s.fail() != nil {
+		return errs
+	}
+	return s.Store.RenewLeases(ctx, chats, leases)
+}
+
 func (s *awayStore) Due(ctx context.Context, n int) ([]botgw.ChatKey, error) {
 	if err := s.fail(); err != nil {
 		return nil, err
