@@ -23,12 +23,16 @@ type result struct {
 
 // phase is one driven run: turns (or requests) per second and latencies.
 type phase struct {
-	Requests          int     `json:"requests"`
-	PerSecond         float64 `json:"per_second"`
-	AckP50            ms      `json:"ack_p50_ms"`
-	AckP99            ms      `json:"ack_p99_ms"`
-	EndToEndP50       ms      `json:"e2e_p50_ms,omitzero"` // minus the provider's latency
-	EndToEndP99       ms      `json:"e2e_p99_ms,omitzero"`
+	Requests    int     `json:"requests"`
+	PerSecond   float64 `json:"per_second"`
+	AckP50      ms      `json:"ack_p50_ms"`
+	AckP99      ms      `json:"ack_p99_ms"`
+	EndToEndP50 ms      `json:"e2e_p50_ms,omitzero"` // minus the provider's latency
+	EndToEndP99 ms      `json:"e2e_p99_ms,omitzero"`
+	// TextP99 is the reply latency p99 of text messages only (webhook POST
+	// to sendMessage, the provider's latency included): with -media, what
+	// photos and voice notes cost the chats' text turns.
+	TextP99           ms      `json:"text_reply_p99_ms,omitzero"`
 	RoundTripsPerTurn float64 `json:"redis_round_trips_per_turn"`
 	CommandsPerTurn   float64 `json:"redis_commands_per_turn,omitzero"` // INFO commandstats, scripts' calls included
 	// SettledRSSBytes is the process's RSS once every chat was answered
@@ -78,7 +82,11 @@ type ms float64
 func toMS(d time.Duration) ms { return ms(float64(d) / float64(time.Millisecond)) }
 
 func (o options) summary() string {
-	return fmt.Sprintf("%d chats × %d messages, provider latency %s, model %s", o.chats, o.messages, o.providerLatency, o.model)
+	mix := "text only"
+	if o.media {
+		mix = fmt.Sprintf("one message in five a photo or a voice note, transcription %s", o.transcriptionLatency)
+	}
+	return fmt.Sprintf("%d chats × %d messages, provider latency %s, model %s, %s", o.chats, o.messages, o.providerLatency, o.model, mix)
 }
 
 func summarize(s *samples, wall, provider time.Duration) phase {
@@ -88,6 +96,7 @@ func summarize(s *samples, wall, provider time.Duration) phase {
 		p.EndToEndP50 = toMS(quantile(s.e2e, .5) - provider)
 		p.EndToEndP99 = toMS(quantile(s.e2e, .99) - provider)
 		p.ReplyByTurn = byTurn(s.byTurn)
+		p.TextP99 = toMS(quantile(s.text, .99))
 	}
 	return p
 }
@@ -126,6 +135,7 @@ func writeTable(w io.Writer, r result) {
 		}
 		fmt.Fprintln(w)
 	}
+	fmt.Fprintf(w, "\ntext turns' reply p99 (provider included): %.0f ms\n", r.Gateway.TextP99)
 	fmt.Fprintf(w, "\ngateway/ceiling: %.2f   state per chat: %.0f B mean, %d B max   peak RSS: %.0f MiB   RSS with every chat idle: %.0f MiB\n",
 		r.Ratio, r.StateBytes.Mean, r.StateBytes.Max, float64(r.PeakRSSBytes)/(1<<20), float64(r.Gateway.SettledRSSBytes)/(1<<20))
 }
