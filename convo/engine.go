@@ -135,6 +135,7 @@ type Engine struct {
 	now  func() time.Time
 
 	commands []command
+	renewer  renewer // keeps the leases of the chats running here alive
 
 	mu      sync.Mutex
 	workers map[botgw.ChatKey]*worker
@@ -176,11 +177,13 @@ func New(cfg Config, deps Deps) (*Engine, error) {
 		cfg.AcceptProviders = []string{deps.Provider.ID()}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Engine{
+	e := &Engine{
 		cfg: cfg, deps: deps, log: deps.Log, now: time.Now, commands: commandTable(),
 		workers: make(map[botgw.ChatKey]*worker),
 		ctx:     ctx, cancel: cancel, done: make(chan struct{}),
-	}, nil
+	}
+	e.renewer.e = e
+	return e, nil
 }
 
 // Handle is the channels' botgw.Deliver: it makes in durable and schedules
