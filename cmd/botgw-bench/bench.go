@@ -66,6 +66,11 @@ func gatewayPhase(ctx context.Context, st *state.Store, o options, trips *roundT
 		return phase{}, err
 	}
 	defer stopAPI()
+	stopSTT, err := startTranscription(&o)
+	if err != nil {
+		return phase{}, err
+	}
+	defer stopSTT()
 	gw, err := startGateway(ctx, st, apiURL, o)
 	if err != nil {
 		return phase{}, err
