@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/state/redistest"
 )
 
 // TestFormatCompat runs the checks of what the cheaper scripts assume on
@@ -16,7 +17,7 @@ func TestFormatCompat(t *testing.T) {
 	for name, newH := range backends {
 		t.Run(name, func(t *testing.T) {
 			if name == "redis" {
-				redisURL(t)
+				redistest.URL(t)
 			}
 			t.Run("FinishDeliveredNotAtHead", func(t *testing.T) { testFinishNotAtHead(t, newH(t, suiteOpts)) })
 			t.Run("StateOfPreviousRelease", func(t *testing.T) { testPreviousReleaseState(t, newH(t, suiteOpts)) })

@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/state/redistest"
 )
 
 // suiteOpts are short enough for real Redis, where advance sleeps.
@@ -78,7 +79,7 @@ func runSuite(t *testing.T, newH newHarness) {
 func TestStoreMiniredis(t *testing.T) { runSuite(t, miniHarness) }
 
 func TestStoreRedis(t *testing.T) {
-	redisURL(t)
+	redistest.URL(t)
 	runSuite(t, realHarness)
 }
 
