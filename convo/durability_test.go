@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -12,15 +11,13 @@ import (
 
 	"github.com/botgw/botgw/providers/fake"
 	"github.com/botgw/botgw/state"
+	"github.com/botgw/botgw/state/redistest"
 )
 
 // openShared opens n stores (n replicas) on one real Redis under one prefix.
 func openShared(t *testing.T, n int, opts state.Options) []*state.Store {
 	t.Helper()
-	url := os.Getenv("BOTGW_TEST_REDIS_URL")
-	if url == "" {
-		t.Skip("BOTGW_TEST_REDIS_URL not set: skipping real-Redis test")
-	}
+	url := redistest.URL(t)
 	cfg := state.Config{URL: url, KeyPrefix: "botgwtest-" + randomHex()}
 	var out []*state.Store
 	for range n {

@@ -15,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/state/redistest"
 )
 
 // server is a redis-server process of the test's own.
@@ -28,7 +29,7 @@ type server struct {
 // gate of tests that run their own servers) or redis-server.
 func startServer(t *testing.T, args ...string) *server {
 	t.Helper()
-	redisURL(t)
+	redistest.URL(t)
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Skip("redis-server not on PATH: skipping a test that runs its own Redis")
 	}

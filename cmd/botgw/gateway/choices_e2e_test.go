@@ -20,7 +20,7 @@ import (
 // their own.
 func choiceReplicas(t *testing.T) (llm *faultLLM, api *channeltest.BotAPI, a, b *replica) {
 	t.Helper()
-	redisURL := realRedisURL(t)
+	redisURL := redistest.URL(t)
 	llm, llmURL := newFaultLLM(t)
 	api = newBotAPI(t)
 	rnd := make([]byte, 4)

@@ -21,7 +21,7 @@ import (
 // app events and the admin API on.
 func choiceGateway(t *testing.T, extra string) string {
 	t.Helper()
-	redisURL := realRedisURL(t)
+	redisURL := redistest.URL(t)
 	rnd := make([]byte, 4)
 	_, _ = rand.Read(rnd)
 	prefix := "choices" + hex.EncodeToString(rnd)

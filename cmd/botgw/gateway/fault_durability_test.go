@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botgw/botgw/state/redistest"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -17,7 +18,7 @@ import (
 // cannot be removed from the outbox until Redis is back, and the leases
 // expire meanwhile; still every message is answered exactly once, in order.
 func TestFaultRedisOutageSendsNoReplyTwice(t *testing.T) {
-	realRedisURL(t) // CI gate: this test runs its own Redis with persistence
+	redistest.URL(t) // CI gate: this test runs its own Redis with persistence
 	rs := startRedis(t)
 	sc := newScenario(t, redisTarget{keys: fmt.Sprintf("url: %q", rs.url())}, 2)
 	chats := chatIDs(50)
@@ -44,7 +45,7 @@ func TestFaultRedisOutageSendsNoReplyTwice(t *testing.T) {
 // no key behind, every 200 is answered exactly once after Redis gets room,
 // and /readyz fails while Redis refuses writes.
 func TestFaultFullRedisRefusesOnlyWhatItDidNotStore(t *testing.T) {
-	realRedisURL(t) // CI gate: this test runs its own Redis
+	redistest.URL(t) // CI gate: this test runs its own Redis
 	rs := startRedis(t)
 	sc := newScenario(t, redisTarget{keys: fmt.Sprintf("url: %q", rs.url())}, 1)
 	a := sc.replicas[0]

@@ -6,6 +6,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/botgw/botgw/state/redistest"
 )
 
 // The recovery bound of CONTRACT.md ("Redis failover"): with the default
@@ -73,7 +75,7 @@ func TestFaultRecoveryWithinBoundOnRestart(t *testing.T) {
 // Redis is down, so every turn's commit fails and its lease stays in the
 // append-only file.
 func TestFaultRecoveryWithinBoundAfterRedisRestart(t *testing.T) {
-	realRedisURL(t) // CI gate: this test runs its own Redis with persistence
+	redistest.URL(t) // CI gate: this test runs its own Redis with persistence
 	rs := startRedis(t)
 	sc := newScenario(t, redisTarget{keys: fmt.Sprintf("url: %q", rs.url())}, 2, defaultTimings)
 	chats := chatIDs(20)

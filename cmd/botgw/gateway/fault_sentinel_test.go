@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botgw/botgw/state/redistest"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -181,7 +182,7 @@ func (set *sentinelSet) keys() string {
 // acknowledged to the platform is in its chat's history, once and in
 // order; replies sent twice are counted and reported.
 func TestFaultSentinelFailoverLosesNoAcknowledgedMessage(t *testing.T) {
-	realRedisURL(t) // CI gate: this test runs its own servers
+	redistest.URL(t) // CI gate: this test runs its own servers
 	set := startSentinels(t)
 	sc := newScenario(t, redisTarget{keys: set.keys()}, 2)
 	chats := chatIDs(40)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw/channels/channeltest"
+	"github.com/botgw/botgw/state/redistest"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -32,7 +33,7 @@ type redisTarget struct {
 
 // sharedRedis is the CI Redis of BOTGW_TEST_REDIS_URL, or a skip.
 func sharedRedis(t *testing.T) redisTarget {
-	u := realRedisURL(t)
+	u := redistest.URL(t)
 	o, err := redis.ParseURL(u)
 	if err != nil {
 		t.Fatalf("BOTGW_TEST_REDIS_URL: %v", err)
@@ -174,7 +175,7 @@ func cleanRedis(t *testing.T, c *redis.Client, pattern string) {
 func eachTarget(t *testing.T, test func(t *testing.T, target redisTarget)) {
 	t.Run("redis", func(t *testing.T) { test(t, sharedRedis(t)) })
 	t.Run("cluster", func(t *testing.T) {
-		realRedisURL(t) // CI gate: the cluster is the test's own
+		redistest.URL(t) // CI gate: the cluster is the test's own
 		cl := startCluster(t, 3)
 		test(t, redisTarget{keys: fmt.Sprintf("url: %q, cluster: true", cl.url())})
 	})
@@ -244,7 +245,7 @@ func testRollingRestart(t *testing.T, target redisTarget) {
 }
 
 func TestFaultRedisRestartIsRefusedThenRecovered(t *testing.T) {
-	realRedisURL(t) // CI gate: this test runs its own Redis with persistence
+	redistest.URL(t) // CI gate: this test runs its own Redis with persistence
 	rs := startRedis(t)
 	sc := newScenario(t, redisTarget{keys: fmt.Sprintf("url: %q", rs.url())}, 2)
 	chats := chatIDs(20)

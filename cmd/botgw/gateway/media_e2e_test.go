@@ -14,6 +14,7 @@ import (
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels/channeltest"
 	"github.com/botgw/botgw/providers/providertest"
+	"github.com/botgw/botgw/state/redistest"
 )
 
 // mediaConfig is the built binary on real Redis with Telegram (the fake
@@ -61,7 +62,7 @@ func mediaChat(t *testing.T, base string, chat int64) adminView {
 // gets one short notice, stays in history as its marker, is counted, and
 // never reaches the model.
 func TestBinaryReadsPhotosAndVoiceNotes(t *testing.T) {
-	redisURL := realRedisURL(t)
+	redisURL := redistest.URL(t)
 	api := newBotAPI(t)
 	llm := providertest.NewOpenAI(t, providertest.Always(providertest.Completion("Noted.")))
 	stt := newTranscriptionAPI(t)
@@ -150,7 +151,7 @@ func checkModelSawMedia(t *testing.T, llm *providertest.OpenAI, photo []byte) {
 // With Claude, a photo goes out as a base64 image block before the
 // caption's text block.
 func TestBinarySendsPhotosToClaude(t *testing.T) {
-	redisURL := realRedisURL(t)
+	redisURL := redistest.URL(t)
 	api := newBotAPI(t)
 	llm := providertest.NewAnthropic(t, providertest.Always(providertest.AnthropicText("That is the old bridge.")))
 	photo := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR-photo-bytes")

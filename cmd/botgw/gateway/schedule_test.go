@@ -204,7 +204,7 @@ func TestNewInputInterruptsTheModelCallAndOneReplyAnswersBoth(t *testing.T) {
 }
 
 func TestRequestsPerMinuteIsSharedByReplicas(t *testing.T) {
-	url := realRedisURL(t)
+	url := redistest.URL(t)
 	model := newHeldModel(t, nil)
 	pc := openAIAt(model.api, 0)
 	pc.RequestsPerMinute = 60 // a burst of 60, then one a second

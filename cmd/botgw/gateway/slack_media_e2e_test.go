@@ -10,6 +10,7 @@ import (
 
 	"github.com/botgw/botgw/channels/channeltest"
 	"github.com/botgw/botgw/providers/providertest"
+	"github.com/botgw/botgw/state/redistest"
 )
 
 // A photo and an audio clip shared in a Slack direct message are fetched
@@ -17,7 +18,7 @@ import (
 // model as an image part, the clip as its transcript; a deleted file gets
 // one notice and is kept in history as its marker.
 func TestBinaryReadsSlackFiles(t *testing.T) {
-	redisURL := realRedisURL(t)
+	redisURL := redistest.URL(t)
 	api := newSlackAPI(t, "xoxb-e2e")
 	llm := providertest.NewOpenAI(t, providertest.Always(providertest.Completion("Noted.")))
 	stt := newTranscriptionAPI(t)
