@@ -35,8 +35,20 @@ type holding struct {
 	pace  *botgw.SendPace // the chat's own send pace, kept by FinishNext
 	clock lease.Clock     // when the lease was last confirmed
 	st    known           // the state as the last snapshot or commit left it
-	// unhold stops the renewer keeping the lease alive.
+	// unhold stops the renewer keeping the lease alive; nil until taken.
 	unhold func()
+	// lost cancels the worker's turn when the renewer finds the lease lost.
+	lost context.CancelFunc
+}
+
+// stopRenewing takes h's lease from the renewer before it is released or
+// handed to FinishNext: a renewal landing after that would read as a lost
+// lease. The lease stays sure meanwhile, as it was confirmed within one
+// renewal interval, a third of its TTL.
+func (h *holding) stopRenewing() {
+	if h.unhold != nil {
+		h.unhold()
+	}
 }
 
 // runChat holds chat k's lease and runs steps while the chat has pending
@@ -48,15 +60,15 @@ func (e *Engine) runChat(k botgw.ChatKey, w *worker) {
 	}
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()
-	h := &holding{k: k, log: e.log.With("chat", k)}
+	h := &holding{k: k, log: e.log.With("chat", k), lost: cancel}
 	defer func() {
 		if h.lease != "" {
-			h.unhold()
+			h.stopRenewing()
 			e.deps.Hooks.lease(k.Channel, -1)
 		}
 	}()
 	for {
-		snap, ok := e.take(ctx, cancel, h, w)
+		snap, ok := e.take(ctx, h, w)
 		if !ok {
 			return
 		}
@@ -71,7 +83,7 @@ func (e *Engine) runChat(k botgw.ChatKey, w *worker) {
 // else on the store's Begin (which takes the lease on the first turn). It
 // returns false when the worker leaves the chat: another worker holds it,
 // the lease was lost, or the store failed (logged).
-func (e *Engine) take(ctx context.Context, cancel context.CancelFunc, h *holding, w *worker) (botgw.Snapshot, bool) {
+func (e *Engine) take(ctx context.Context, h *holding, w *worker) (botgw.Snapshot, bool) {
 	asked := time.Now()
 	if h.next == nil {
 		e.looking(w)
@@ -84,12 +96,13 @@ func (e *Engine) take(ctx context.Context, cancel context.CancelFunc, h *holding
 		}
 	}
 	if err == nil && h.lease == "" {
-		snap, err = e.took(ctx, cancel, h, snap, asked)
+		snap, err = e.took(ctx, h, snap, asked)
 	}
 	if err != nil {
 		if !errors.Is(err, botgw.ErrBusy) && ctx.Err() == nil {
 			h.log.Warn("begin turn", "err", err)
 		}
+		h.stopRenewing()
 		e.release(h.k, h.lease, h.log)
 		return snap, false
 	}
@@ -103,11 +116,11 @@ func (e *Engine) take(ctx context.Context, cancel context.CancelFunc, h *holding
 // took starts h's hold on the lease snap took, asked when: it is renewed
 // from now on, replies a dead holder left are given time to be recorded
 // (takeOver), and the chat's own send pace is read.
-func (e *Engine) took(ctx context.Context, cancel context.CancelFunc, h *holding, snap botgw.Snapshot, asked time.Time) (botgw.Snapshot, error) {
+func (e *Engine) took(ctx context.Context, h *holding, snap botgw.Snapshot, asked time.Time) (botgw.Snapshot, error) {
 	h.lease = snap.Lease
 	h.clock.Confirmed(asked)
 	e.deps.Hooks.lease(h.k.Channel, 1)
-	h.unhold = e.renewer.Hold(h.k, h.lease, &h.clock, cancel, h.log)
+	h.unhold = e.renewer.Hold(h.k, h.lease, &h.clock, h.lost, h.log)
 	snap, err := e.takeOver(ctx, h.k, snap)
 	// While this worker holds the lease only it sends to the chat, so the
 	// chat's own pace goes with the hold and FinishNext stores it back.
@@ -127,15 +140,18 @@ func (e *Engine) settle(ctx context.Context, h *holding, w *worker, outcome next
 	case again:
 		return true
 	case stop:
+		h.stopRenewing()
 		e.release(h.k, h.lease, h.log)
 		return false
 	case backoff:
 		if ctx.Err() != nil { // shutting down, not a platform outage
+			h.stopRenewing()
 			e.release(h.k, h.lease, h.log)
 		}
 		return false
 	}
 	e.looking(w) // FinishNext sees the input appended before it
+	h.stopRenewing()
 	more, err := e.finish(ctx, h, delivered)
 	if err != nil {
 		h.log.Warn("finish turn", "err", err)
@@ -143,6 +159,9 @@ func (e *Engine) settle(ctx context.Context, h *holding, w *worker, outcome next
 			e.delivered(h.k, h.lease, delivered, h.log)
 		}
 		return false
+	}
+	if more { // the next turn runs under the same lease
+		h.unhold = e.renewer.Hold(h.k, h.lease, &h.clock, h.lost, h.log)
 	}
 	return more
 }

@@ -237,3 +237,45 @@ func (c *renewCounter) together(n int) int {
 	defer c.mu.Unlock()
 	return len(slices.DeleteFunc(slices.Clone(c.sizes), func(s int) bool { return s != n }))
 }
+
+// A worker stops renewing its lease before FinishNext releases it: a
+// renewal landing after the release would read as a lost lease and log a
+// false alarm ("lease lost during turn").
+func TestNoRenewalWhileFinishing(t *testing.T) {
+	st := &finishWatch{Store: openStore(t, false, state.Options{})}
+	r := newRig(t, st, fake.New(), Config{LeaseRenew: 60 * time.Millisecond})
+	for i := range 3 {
+		r.say(t, testChat, msgID(i), "hello")
+		r.ch.Wait(t, i+1, 10*time.Second)
+	}
+	waitFor(t, func() bool { return st.finishes.Load() >= 3 })
+	if n := st.overlaps.Load(); n != 0 {
+		t.Errorf("%d renewals ran while the chat's FinishNext did, want none", n)
+	}
+	if strings.Contains(r.logs.String(), "lease lost") {
+		t.Errorf("a chat that kept its lease logged it lost:\n%s", r.logs.String())
+	}
+}
+
+// finishWatch holds every FinishNext for several renewal intervals and
+// counts the renewals that run meanwhile.
+type finishWatch struct {
+	*state.Store
+	finishing          atomic.Bool
+	finishes, overlaps atomic.Int32
+}
+
+func (f *finishWatch) FinishNext(ctx context.Context, k botgw.ChatKey, lease string, delivered []string, paced time.Time) (botgw.Snapshot, bool, error) {
+	f.finishing.Store(true)
+	time.Sleep(250 * time.Millisecond) // four renewal intervals: a renewer still holding the lease would renew it
+	f.finishing.Store(false)
+	defer f.finishes.Add(1)
+	return f.Store.FinishNext(ctx, k, lease, delivered, paced)
+}
+
+func (f *finishWatch) RenewLeases(ctx context.Context, chats []botgw.ChatKey, leases []string) []error {
+	if f.finishing.Load() {
+		f.overlaps.Add(1)
+	}
+	return f.Store.RenewLeases(ctx, chats, leases)
+}
