@@ -15,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/internal/wait"
 	"github.com/botgw/botgw/state/redistest"
 )
 
@@ -48,7 +49,7 @@ func startServer(t *testing.T, args ...string) *server {
 	t.Cleanup(srv.kill)
 	c := srv.client()
 	defer c.Close()
-	waitFor(t, func() bool { return c.Ping(context.Background()).Err() == nil })
+	wait.Eventually(t, "the condition", func() bool { return c.Ping(context.Background()).Err() == nil })
 	return srv
 }
 
@@ -59,17 +60,6 @@ func (s *server) kill() {
 	if s.cmd.ProcessState == nil {
 		_ = s.cmd.Process.Kill()
 		_ = s.cmd.Wait()
-	}
-}
-
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 20s")
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -86,7 +76,7 @@ func primaryWithReplica(t *testing.T) (primary, replica *server) {
 	replica = startServer(t, "--replicaof", host, port)
 	c := primary.client()
 	defer c.Close()
-	waitFor(t, func() bool { return replicated(c) })
+	wait.Eventually(t, "the condition", func() bool { return replicated(c) })
 	return primary, replica
 }
 
@@ -110,8 +100,8 @@ func clusterWithReplica(t *testing.T) (primary, replica *server) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return r.Do(ctx, "cluster", "replicate", id).Err() == nil })
-	waitFor(t, func() bool {
+	wait.Eventually(t, "the condition", func() bool { return r.Do(ctx, "cluster", "replicate", id).Err() == nil })
+	wait.Eventually(t, "the condition", func() bool {
 		info, err := r.ClusterInfo(ctx).Result()
 		return err == nil && strings.Contains(info, "cluster_state:ok") && replicated(p)
 	})

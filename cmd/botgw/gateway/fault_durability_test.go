@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botgw/botgw/internal/wait"
 	"github.com/botgw/botgw/state/redistest"
 	"github.com/redis/go-redis/v9"
 )
@@ -28,7 +29,7 @@ func TestFaultRedisOutageSendsNoReplyTwice(t *testing.T) {
 		defer close(done)
 		refused = sc.traffic(chats, 6, 25, 100*time.Millisecond)
 	}()
-	waitUntil(t, 10*time.Second, func() bool { return len(sc.api.CallsTo("sendMessage")) >= 20 }) // replies flowing
+	wait.Eventually(t, "the condition", func() bool { return len(sc.api.CallsTo("sendMessage")) >= 20 }) // replies flowing
 	rs.stop(t)
 	time.Sleep(3500 * time.Millisecond) // the outage
 	rs.start(t)
@@ -85,7 +86,7 @@ func TestFaultFullRedisRefusesOnlyWhatItDidNotStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	sc.llm.releaseAll()
-	waitUntil(t, 10*time.Second, func() bool { return status(a.base+"/readyz") == http.StatusOK })
+	wait.Eventually(t, "the condition", func() bool { return status(a.base+"/readyz") == http.StatusOK })
 	for _, c := range accepted {
 		sc.settleChat(c, []string{lineOf(c, 1) + " " + long}, time.Now().Add(60*time.Second), true)
 	}
@@ -148,7 +149,7 @@ func TestFaultKillUnderLoadLosesNothing(t *testing.T) {
 		defer close(done)
 		sc.traffic(chats, 6, 25, 100*time.Millisecond)
 	}()
-	waitUntil(t, 10*time.Second, func() bool { return len(sc.api.CallsTo("sendMessage")) >= 40 })
+	wait.Eventually(t, "the condition", func() bool { return len(sc.api.CallsTo("sendMessage")) >= 40 })
 	a := sc.replicas[0]
 	a.kill(t)
 	a.start(t)

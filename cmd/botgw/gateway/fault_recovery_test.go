@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botgw/botgw/internal/wait"
 	"github.com/botgw/botgw/state/redistest"
 )
 
@@ -34,7 +35,7 @@ func (sc *scenario) heldTurns(r *replica, key string, chats []int64) {
 	for _, c := range chats {
 		deliver(sc.t, []*replica{r}, 0, tgText(c, 1, lineOf(c, 1)))
 	}
-	waitUntil(sc.t, 10*time.Second, func() bool { return sc.llm.callsBy(key) == len(chats) })
+	wait.Eventually(sc.t, "every chat's model call", func() bool { return sc.llm.callsBy(key) == len(chats) })
 }
 
 // checkBound fails the test when took exceeds the contract's bound.

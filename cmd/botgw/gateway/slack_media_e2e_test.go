@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw/channels/channeltest"
+	"github.com/botgw/botgw/internal/wait"
 	"github.com/botgw/botgw/providers/providertest"
 	"github.com/botgw/botgw/state/redistest"
 )
@@ -44,7 +45,7 @@ log: {level: warn, format: text}
 		if code := postSlack(t, base, body, "e2e-signing-secret", time.Now(), ""); code != http.StatusOK {
 			t.Fatalf("file_share answered %d, want 200", code)
 		}
-		waitUntil(t, 20*time.Second, func() bool { return len(api.Sent()) == i+1 })
+		wait.Eventually(t, "the condition", func() bool { return len(api.Sent()) == i+1 })
 	}
 	quiesced(t, base, `botgw_media_total{kind="photo",outcome="ok"} 1`, `botgw_media_total{kind="voice",outcome="ok"} 1`,
 		`botgw_media_total{kind="photo",outcome="not_found"} 1`)
