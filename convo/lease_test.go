@@ -249,7 +249,7 @@ func TestNoRenewalWhileFinishing(t *testing.T) {
 		r.say(t, testChat, msgID(i), "hello")
 		r.ch.Wait(t, i+1, 10*time.Second)
 	}
-	waitFor(t, func() bool { return st.finishes.Load() >= 3 })
+	wait.Eventually(t, "three finishes", func() bool { return st.finishes.Load() >= 3 })
 	if n := st.overlaps.Load(); n != 0 {
 		t.Errorf("%d renewals ran while the chat's FinishNext did, want none", n)
 	}
