@@ -9,7 +9,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -275,6 +274,10 @@ type Outbound struct {
 	// a chat while an operator held it) and, if it has text, kept as a
 	// dead letter for the operator to send later.
 	Held string `json:"held,omitempty"`
+	// Pace is the chat's own send pace for this send, set by the engine
+	// while its worker holds the chat's lease; nil: the adapter paces the
+	// chat through its shared limiter. Never stored.
+	Pace *SendPace `json:"-"`
 }
 
 // Channel sends to one chat network. Name is stable: it appears in ChatKey
@@ -311,59 +314,6 @@ type Typer interface {
 	StartTyping(ctx context.Context, in Inbound) (stop func())
 }
 
-// ToolSpec declares a tool the model may call.
-type ToolSpec struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	Parameters  json.RawMessage `json:"parameters,omitempty"` // JSON Schema object
-}
-
-// Request is one provider call: the system prompt (never stored), the
-// compacted history ending with the new input, and the tools on offer.
-type Request struct {
-	System   string
-	Messages []Message
-	Tools    []ToolSpec
-}
-
-// Usage is the provider-reported token count of one call.
-type Usage struct {
-	InputTokens  int `json:"in"`
-	OutputTokens int `json:"out"`
-}
-
-// Reply is a provider's answer: text, or tool calls to run first.
-type Reply struct {
-	Text      string
-	ToolCalls []ToolCall
-	Usage     Usage
-	// Provider is the ID of the provider that answered (a fallback chain
-	// reports the member that did).
-	Provider string
-}
-
-// Provider is an LLM backend.
-type Provider interface {
-	// ID names the backend and model ("openai/gpt-4o-mini"). A chat's state
-	// is locked to it.
-	ID() string
-	// Complete makes one call. It blocks until the model answered or ctx
-	// ended; errors from the vendor are *ProviderError. Safe for concurrent use.
-	Complete(ctx context.Context, req Request) (Reply, error)
-}
-
-// Compactor shrinks a history before it is sent. It never mutates h.
-type Compactor interface {
-	Compact(ctx context.Context, h []Message) ([]Message, error)
-}
-
-// CompactorFunc adapts a function to Compactor.
-type CompactorFunc func(context.Context, []Message) ([]Message, error)
-
-func (f CompactorFunc) Compact(ctx context.Context, h []Message) ([]Message, error) {
-	return f(ctx, h)
-}
-
 // Starter is a channel with start-up work: register its webhook, learn its
 // own ids, register commands. Optional; errors are logged, not fatal.
 type Starter interface {
@@ -389,26 +339,4 @@ type IgnoreCounter interface {
 // the replica that holds the session, so their replies can be sent.
 type Holder interface {
 	Holding() bool
-}
-
-// UsageHint compares the provider's reported input tokens for a chat's
-// previous request with the gateway's own estimate of that request, so a
-// Compactor's token budget follows the provider's real tokenizer (an offline
-// estimate can be far off for Claude or Llama).
-type UsageHint struct {
-	Estimated int `json:"estimated"`
-	Reported  int `json:"reported"`
-}
-
-type usageHintKey struct{}
-
-// WithUsageHint returns ctx carrying h for the Compactor.
-func WithUsageHint(ctx context.Context, h UsageHint) context.Context {
-	return context.WithValue(ctx, usageHintKey{}, h)
-}
-
-// UsageHintFrom returns the hint in ctx, if there is a usable one.
-func UsageHintFrom(ctx context.Context) (UsageHint, bool) {
-	h, ok := ctx.Value(usageHintKey{}).(UsageHint)
-	return h, ok && h.Estimated > 0 && h.Reported > 0
 }

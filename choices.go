@@ -70,3 +70,7 @@ type Tap struct {
 	// cannot be resolved and the player gets a short note.
 	Data string `json:"data,omitempty"`
 }
+
+// NumberedChoices is a channel that shows choices as a numbered list, so
+// a reply "1"…"N" picks one (the engine maps it back). Optional.
+type NumberedChoices interface{ NumberedChoices() bool }

@@ -1,7 +1,6 @@
 package botgw
 
 import (
-	"context"
 	"sync"
 	"time"
 )
@@ -11,7 +10,7 @@ import (
 // the chat's lease and stores it back when the turn finishes, so a reply to
 // a chat that only this lease holder sends to costs no round trip to a
 // shared limiter. It is a GCRA: Next is the theoretical arrival time of the
-// chat's next send. An adapter uses it (from the send's context) only for a
+// chat's next send. An adapter uses it (Outbound.Pace) only for a
 // chat whose platform chat no other chat key shares (a Telegram private
 // chat, not a forum topic). Safe for concurrent use.
 type SendPace struct {
@@ -47,18 +46,4 @@ func (p *SendPace) Next() (time.Time, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.next, p.taken
-}
-
-type sendPaceKey struct{}
-
-// WithSendPace returns ctx carrying the chat's own send pace for Send.
-func WithSendPace(ctx context.Context, p *SendPace) context.Context {
-	return context.WithValue(ctx, sendPaceKey{}, p)
-}
-
-// SendPaceFrom returns the send pace in ctx, or nil: the adapter then paces
-// the chat through its shared limiter.
-func SendPaceFrom(ctx context.Context) *SendPace {
-	p, _ := ctx.Value(sendPaceKey{}).(*SendPace)
-	return p
 }

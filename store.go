@@ -14,13 +14,13 @@ type Snapshot struct {
 	TTL     time.Duration // time left on the state; 0 when absent
 	Pending []Inbound     // input not yet committed, oldest first
 	Outbox  []Outbound    // replies committed but not yet delivered, oldest first
-	// Paced is the chat's SendPace as the last finished turn left it
-	// (zero when the store does not keep one).
+	// Paced is the chat's SendPace as the last FinishNext left it (zero:
+	// the chat sent nothing lately).
 	Paced time.Time
 	// Kept is set on a snapshot that does not carry the state (Blob,
 	// Version, TTL and Paced are zero): the caller goes on with the state
 	// its last Commit wrote, or its last snapshot had, under the lease it
-	// holds (state.Store.FinishNext). The next Commit's lease and version
+	// holds (Store.FinishNext). The next Commit's lease and version
 	// fences catch any change meanwhile.
 	Kept bool
 }
@@ -102,6 +102,10 @@ type Store interface {
 	Begin(ctx context.Context, k ChatKey, lease string) (Snapshot, error)
 	// Renew extends the lease; ErrLeaseLost if it is no longer the caller's.
 	Renew(ctx context.Context, k ChatKey, lease string) error
+	// RenewLeases is Renew for many chats at once (leases[i] being the
+	// token held for chats[i]) in one round trip where the store can; the
+	// i-th error is Renew's for chats[i].
+	RenewLeases(ctx context.Context, chats []ChatKey, leases []string) []error
 	// Commit applies c atomically: ErrLeaseLost if the lease moved,
 	// ErrConflict if the version moved; nothing is written then.
 	Commit(ctx context.Context, k ChatKey, c Commit) error
@@ -117,6 +121,17 @@ type Store interface {
 	// more=true; otherwise it releases the lease and clears the chat's
 	// work mark.
 	Finish(ctx context.Context, k ChatKey, lease string, delivered []string) (more bool, err error)
+	// FinishNext is Finish for a worker that goes on with the chat (the
+	// engine's busy-chat path): it also keeps the chat's own send pace
+	// (paced, the theoretical arrival time of its next send; zero or past:
+	// nothing to keep) for the next Snapshot.Paced and, when work remains,
+	// returns the next turn's snapshot, which may be Kept. It does not
+	// extend the lease (the caller's renewal covers the next turn) and
+	// checks it only when replies are left in the outbox (ErrLeaseLost if
+	// it moved): the next Commit is fenced by it anyway.
+	FinishNext(ctx context.Context, k ChatKey, lease string, delivered []string, paced time.Time) (next Snapshot, more bool, err error)
+	// LeaseTTL is how long a lease lasts unless renewed.
+	LeaseTTL() time.Duration
 	// Release gives the lease back and marks the chat due at once, so
 	// another worker (or replica) takes it (shutdown, failed turn).
 	// ErrLeaseLost if the lease is not the caller's.

@@ -44,7 +44,7 @@ func BenchmarkCompact(b *testing.B) {
 		b.Run(s.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := s.c.Compact(context.Background(), h); err != nil {
+				if _, err := s.c.Compact(context.Background(), h, botgw.UsageHint{}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -57,7 +57,7 @@ func BenchmarkCompact(b *testing.B) {
 		c := TokenBudget(4000, o200k)
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := c.Compact(context.Background(), short); err != nil {
+			if _, err := c.Compact(context.Background(), short, botgw.UsageHint{}); err != nil {
 				b.Fatal(err)
 			}
 		}

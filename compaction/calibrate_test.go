@@ -17,7 +17,7 @@ func TestBudgetFollowsTheProvidersReportedUsage(t *testing.T) {
 		{botgw.UsageHint{Estimated: 1000, Reported: 900}, 4000},  // we over-count: keep the budget
 		{botgw.UsageHint{Estimated: 1000, Reported: 9000}, 2000}, // an odd report: at most half
 	} {
-		if got := budget(botgw.WithUsageHint(context.Background(), tc.hint), 4000); got != tc.want {
+		if got := budget(tc.hint, 4000); got != tc.want {
 			t.Errorf("hint %+v: budget %d, want %d", tc.hint, got, tc.want)
 		}
 	}
@@ -30,8 +30,8 @@ func TestTokenBudgetShrinksWithTheHint(t *testing.T) {
 			botgw.Message{Role: botgw.RoleAssistant, Text: "an answer of about forty characters......"})
 	}
 	c := TokenBudget(200, Heuristic)
-	plain, _ := c.Compact(context.Background(), h)
-	hinted, _ := c.Compact(botgw.WithUsageHint(context.Background(), botgw.UsageHint{Estimated: 100, Reported: 200}), h)
+	plain, _ := c.Compact(context.Background(), h, botgw.UsageHint{})
+	hinted, _ := c.Compact(context.Background(), h, botgw.UsageHint{Estimated: 100, Reported: 200})
 	if n := CountMessages(Heuristic, hinted); n > 100 || len(hinted) >= len(plain) {
 		t.Errorf("with a 2x under-count reported, kept %d tokens (%d messages) vs %d messages without", n, len(hinted), len(plain))
 	}

@@ -76,7 +76,7 @@ func clone(h []botgw.Message) []botgw.Message {
 func compact(t *testing.T, c botgw.Compactor, h []botgw.Message) []botgw.Message {
 	t.Helper()
 	before := clone(h)
-	out, err := c.Compact(context.Background(), h)
+	out, err := c.Compact(context.Background(), h, botgw.UsageHint{})
 	if err != nil {
 		t.Fatalf("Compact: %v", err)
 	}

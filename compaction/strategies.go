@@ -15,7 +15,7 @@ const looseShare = 4
 
 // None returns every history unchanged.
 func None() botgw.Compactor {
-	return botgw.CompactorFunc(func(_ context.Context, h []botgw.Message) ([]botgw.Message, error) {
+	return botgw.CompactorFunc(func(_ context.Context, h []botgw.Message, _ botgw.UsageHint) ([]botgw.Message, error) {
 		return h, nil
 	})
 }
@@ -28,7 +28,7 @@ func None() botgw.Compactor {
 // (summaries, events before the first user message), the newest.
 func KeepLast(n int) botgw.Compactor {
 	n = max(n, 1)
-	return botgw.CompactorFunc(func(_ context.Context, h []botgw.Message) ([]botgw.Message, error) {
+	return botgw.CompactorFunc(func(_ context.Context, h []botgw.Message, _ botgw.UsageHint) ([]botgw.Message, error) {
 		p := newPlan(h, nil)
 		if p.completed() > n {
 			p.trim(
@@ -50,8 +50,8 @@ func TokenBudget(maxTokens int, c Counter) botgw.Compactor {
 	if c == nil {
 		c = Heuristic
 	}
-	return botgw.CompactorFunc(func(ctx context.Context, h []botgw.Message) ([]botgw.Message, error) {
-		limit := budget(ctx, maxTokens)
+	return botgw.CompactorFunc(func(ctx context.Context, h []botgw.Message, hint botgw.UsageHint) ([]botgw.Message, error) {
+		limit := budget(hint, maxTokens)
 		reserve := limit / looseShare
 		p := newPlan(h, c)
 		p.trim(
@@ -65,10 +65,10 @@ func TokenBudget(maxTokens int, c Counter) botgw.Compactor {
 // Chain runs cs in order, each on the previous one's result.
 func Chain(cs ...botgw.Compactor) botgw.Compactor {
 	cs = slices.Clone(cs)
-	return botgw.CompactorFunc(func(ctx context.Context, h []botgw.Message) ([]botgw.Message, error) {
+	return botgw.CompactorFunc(func(ctx context.Context, h []botgw.Message, hint botgw.UsageHint) ([]botgw.Message, error) {
 		for i, c := range cs {
 			var err error
-			if h, err = c.Compact(ctx, h); err != nil {
+			if h, err = c.Compact(ctx, h, hint); err != nil {
 				return nil, fmt.Errorf("compaction step %d: %w", i+1, err)
 			}
 		}
@@ -88,10 +88,10 @@ func OverTokens(maxTokens int, c Counter) func([]botgw.Message) bool {
 // When runs c on the histories for which trigger reports true and returns
 // the others unchanged.
 func When(trigger func([]botgw.Message) bool, c botgw.Compactor) botgw.Compactor {
-	return botgw.CompactorFunc(func(ctx context.Context, h []botgw.Message) ([]botgw.Message, error) {
+	return botgw.CompactorFunc(func(ctx context.Context, h []botgw.Message, hint botgw.UsageHint) ([]botgw.Message, error) {
 		if !trigger(h) {
 			return h, nil
 		}
-		return c.Compact(ctx, h)
+		return c.Compact(ctx, h, hint)
 	})
 }

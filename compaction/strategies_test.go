@@ -146,8 +146,8 @@ func TestChainAndWhen(t *testing.T) {
 
 func TestChainStopsAtAnError(t *testing.T) {
 	boom := errors.New("boom")
-	failing := botgw.CompactorFunc(func(context.Context, []botgw.Message) ([]botgw.Message, error) { return nil, boom })
-	_, err := Chain(KeepLast(5), failing, KeepLast(1)).Compact(context.Background(), rich())
+	failing := botgw.CompactorFunc(func(context.Context, []botgw.Message, botgw.UsageHint) ([]botgw.Message, error) { return nil, boom })
+	_, err := Chain(KeepLast(5), failing, KeepLast(1)).Compact(context.Background(), rich(), botgw.UsageHint{})
 	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "compaction step 2") {
 		t.Errorf("Chain error = %v, want boom wrapped with its step", err)
 	}

@@ -46,19 +46,19 @@ func Summarize(p botgw.Provider, maxTokens, keepRecent int, c Counter, fallback 
 	return &summarizer{p: p, maxTokens: maxTokens, keepRecent: max(keepRecent, 1), c: c, fallback: fallback}
 }
 
-func (s *summarizer) Compact(ctx context.Context, h []botgw.Message) ([]botgw.Message, error) {
+func (s *summarizer) Compact(ctx context.Context, h []botgw.Message, hint botgw.UsageHint) ([]botgw.Message, error) {
 	p := newPlan(h, s.c)
-	if p.total <= budget(ctx, s.maxTokens) {
+	if p.total <= budget(hint, s.maxTokens) {
 		return p.output(h), nil
 	}
 	cut := s.cut(p)
 	if cut < 0 {
-		return s.fallback.Compact(ctx, h)
+		return s.fallback.Compact(ctx, h, hint)
 	}
 	old, recent := p.parts[:cut], p.parts[cut:]
 	summary, ok := s.summarise(ctx, old)
 	if !ok {
-		return s.fallback.Compact(ctx, h)
+		return s.fallback.Compact(ctx, h, hint)
 	}
 	out := make([]botgw.Message, 0, len(h))
 	out = append(out, summary)

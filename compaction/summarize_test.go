@@ -138,7 +138,7 @@ func TestSummarizeResummarisesItsSummary(t *testing.T) {
 	for i := range 12 {
 		h = append(h, user(strings.Repeat("question ", 20)+string(rune('a'+i))), assistant(strings.Repeat("answer ", 20)))
 		var err error
-		if h, err = c.Compact(context.Background(), h); err != nil {
+		if h, err = c.Compact(context.Background(), h, botgw.UsageHint{}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/convo/choices"
+	"github.com/botgw/botgw/convo/spans"
 )
 
 // askResult is what the tool loop produced.
@@ -32,7 +34,7 @@ func (e *Engine) ask(ctx context.Context, k botgw.ChatKey, user string, history 
 		specs = e.deps.Tools.Specs()
 	}
 	if !e.cfg.NoOfferChoices {
-		specs = append(specs[:len(specs):len(specs)], offerChoicesSpec)
+		specs = append(specs[:len(specs):len(specs)], choices.Spec)
 	}
 	msgs := history
 	for {
@@ -61,7 +63,7 @@ func (e *Engine) ask(ctx context.Context, k botgw.ChatKey, user string, history 
 		}
 		calls := e.runTools(ctx, k, user, reply.ToolCalls, e.cfg.MaxToolCalls-res.toolCalls)
 		res.toolCalls += len(calls)
-		if o, ok := offerOf(calls); ok {
+		if o, ok := choices.OfferOf(calls); ok {
 			res.offer = o
 		}
 		m := botgw.Message{Role: botgw.RoleAssistant, Text: reply.Text, At: e.now(), ToolCalls: calls}
@@ -73,9 +75,9 @@ func (e *Engine) ask(ctx context.Context, k botgw.ChatKey, user string, history 
 // complete makes one model call in a "provider" span, so the provider's
 // own instrumentation (if any) nests under it.
 func (e *Engine) complete(ctx context.Context, k botgw.ChatKey, req botgw.Request) (botgw.Reply, error) {
-	ctx, span := e.startSpan(ctx, spanProvider, k.Channel)
+	ctx, span := e.startSpan(ctx, spans.Provider, k.Channel)
 	reply, err := e.deps.Provider.Complete(ctx, req)
-	endProviderSpan(span, reply, err)
+	spans.EndProvider(span, reply, err)
 	return reply, err
 }
 
@@ -100,16 +102,16 @@ func (e *Engine) runTools(ctx context.Context, k botgw.ChatKey, user string, cal
 // its arguments or result).
 func (e *Engine) callTool(ctx context.Context, k botgw.ChatKey, user string, c botgw.ToolCall) (string, error) {
 	if c.Name == OfferChoicesTool && !e.cfg.NoOfferChoices {
-		return runOfferChoices(c.Arguments)
+		return choices.Run(c.Arguments)
 	}
 	if e.deps.Tools == nil {
 		return "", fmt.Errorf("there is no tool named %q", c.Name)
 	}
-	ctx, span := e.startSpan(ctx, spanTool, k.Channel)
+	ctx, span := e.startSpan(ctx, spans.Tool, k.Channel)
 	if span.IsRecording() {
-		span.SetAttributes(attrToolName.String(c.Name))
+		span.SetAttributes(spans.AttrToolName.String(c.Name))
 	}
 	result, err := e.deps.Tools.Call(ctx, k, user, c)
-	endSpan(span, err, "tool call failed")
+	spans.End(span, err, "tool call failed")
 	return result, err
 }

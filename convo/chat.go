@@ -3,14 +3,14 @@ package convo
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"sync"
 	"time"
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/convo/codec"
+	"github.com/botgw/botgw/convo/lease"
+	"github.com/botgw/botgw/convo/spans"
 )
 
 // next says what the chat loop does after one step.
@@ -25,6 +25,20 @@ const (
 	backoff
 )
 
+// holding is one worker's hold on a chat: what runChat carries from one
+// turn to the next.
+type holding struct {
+	k     botgw.ChatKey
+	log   *slog.Logger
+	lease string          // the lease token; "" until taken
+	next  *botgw.Snapshot // the next turn's snapshot, read by FinishNext
+	pace  *botgw.SendPace // the chat's own send pace, kept by FinishNext
+	clock lease.Clock     // when the lease was last confirmed
+	st    known           // the state as the last snapshot or commit left it
+	// unhold stops the renewer keeping the lease alive.
+	unhold func()
+}
+
 // runChat holds chat k's lease and runs steps while the chat has pending
 // input or undelivered replies. Another worker holding the lease (on this
 // replica or another) makes it return at once: that worker sees our input.
@@ -32,85 +46,105 @@ func (e *Engine) runChat(k botgw.ChatKey, w *worker) {
 	if h, ok := e.deps.Channels[k.Channel].(botgw.Holder); ok && !h.Holding() {
 		return // another replica holds the session; its poller takes the chat
 	}
-	log := e.log.With("chat", k)
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()
-	var lease string
-	var next *botgw.Snapshot // read by finishNext along with the last turn's finish
-	var paced *botgw.SendPace
-	var held leaseClock // when the lease was last confirmed
-	var st known        // the state as the last snapshot or commit left it
+	h := &holding{k: k, log: e.log.With("chat", k)}
+	defer func() {
+		if h.lease != "" {
+			h.unhold()
+			e.deps.Hooks.lease(k.Channel, -1)
+		}
+	}()
 	for {
-		asked := time.Now()
-		if next == nil {
-			e.looking(w)
-		}
-		snap, err := e.begin(ctx, k, lease, &next)
-		if err == nil && snap.Kept {
-			if err = e.keep(ctx, k, &snap, &st, &held); errors.Is(err, botgw.ErrLeaseLost) {
-				log.Warn("lease lost between turns", "err", err)
-				return
-			}
-		}
-		if err != nil {
-			if !errors.Is(err, botgw.ErrBusy) && ctx.Err() == nil {
-				log.Warn("begin turn", "err", err)
-			}
-			e.release(k, lease, log)
+		snap, ok := e.take(ctx, cancel, h, w)
+		if !ok {
 			return
 		}
-		if lease == "" {
-			lease = snap.Lease
-			held.confirmed(asked)
-			e.deps.Hooks.lease(k.Channel, 1)
-			defer e.deps.Hooks.lease(k.Channel, -1)
-			go e.renew(ctx, cancel, k, lease, &held, log)
-			if snap, err = e.takeOver(ctx, k, snap); err != nil {
-				e.release(k, lease, log)
-				return
-			}
-			if _, ok := e.deps.Store.(finishNexter); ok {
-				// The chat's own send pace, kept by Finish: while this
-				// worker holds the lease, only it sends to the chat.
-				paced = botgw.NewSendPace(snap.Paced)
-				ctx = botgw.WithSendPace(ctx, paced)
-			}
-		}
-		if !snap.Kept {
-			st = known{version: snap.Version, blob: snap.Blob, ttl: snap.TTL}
-		}
-		e.deps.Hooks.backlog(k.Channel, snap)
-		outcome, delivered := e.step(ctx, k, snap, &st, log)
-		if outcome != finish {
-			// Only Finish removes delivered replies in passing; on every
-			// other path they go now, or the next holder sends them again.
-			e.delivered(k, lease, delivered, log)
-		}
-		switch outcome {
-		case again:
-			continue
-		case stop:
-			e.release(k, lease, log)
-			return
-		case backoff:
-			if ctx.Err() != nil { // shutting down, not a platform outage
-				e.release(k, lease, log)
-			}
-			return
-		}
-		e.looking(w) // Finish sees the input appended before it
-		more, err := e.finish(ctx, k, lease, delivered, paced, &next)
-		if err != nil {
-			log.Warn("finish turn", "err", err)
-			if !errors.Is(err, botgw.ErrLeaseLost) { // lease lost: Finish removed them anyway
-				e.delivered(k, lease, delivered, log)
-			}
-			return
-		}
-		if !more {
+		outcome, delivered := e.step(ctx, k, snap, &h.st, h.pace, h.log)
+		if !e.settle(ctx, h, w, outcome, delivered) {
 			return
 		}
 	}
+}
+
+// take begins h's next turn, on the snapshot the last FinishNext read or
+// else on the store's Begin (which takes the lease on the first turn). It
+// returns false when the worker leaves the chat: another worker holds it,
+// the lease was lost, or the store failed (logged).
+func (e *Engine) take(ctx context.Context, cancel context.CancelFunc, h *holding, w *worker) (botgw.Snapshot, bool) {
+	asked := time.Now()
+	if h.next == nil {
+		e.looking(w)
+	}
+	snap, err := e.begin(ctx, h)
+	if err == nil && snap.Kept {
+		if err = e.keep(ctx, h.k, &snap, &h.st, &h.clock); errors.Is(err, botgw.ErrLeaseLost) {
+			h.log.Warn("lease lost between turns", "err", err)
+			return snap, false
+		}
+	}
+	if err == nil && h.lease == "" {
+		snap, err = e.took(ctx, cancel, h, snap, asked)
+	}
+	if err != nil {
+		if !errors.Is(err, botgw.ErrBusy) && ctx.Err() == nil {
+			h.log.Warn("begin turn", "err", err)
+		}
+		e.release(h.k, h.lease, h.log)
+		return snap, false
+	}
+	if !snap.Kept {
+		h.st = known{version: snap.Version, blob: snap.Blob, ttl: snap.TTL}
+	}
+	e.deps.Hooks.backlog(h.k.Channel, snap)
+	return snap, true
+}
+
+// took starts h's hold on the lease snap took, asked when: it is renewed
+// from now on, replies a dead holder left are given time to be recorded
+// (takeOver), and the chat's own send pace is read.
+func (e *Engine) took(ctx context.Context, cancel context.CancelFunc, h *holding, snap botgw.Snapshot, asked time.Time) (botgw.Snapshot, error) {
+	h.lease = snap.Lease
+	h.clock.Confirmed(asked)
+	e.deps.Hooks.lease(h.k.Channel, 1)
+	h.unhold = e.renewer.Hold(h.k, h.lease, &h.clock, cancel, h.log)
+	snap, err := e.takeOver(ctx, h.k, snap)
+	// While this worker holds the lease only it sends to the chat, so the
+	// chat's own pace goes with the hold and FinishNext stores it back.
+	h.pace = botgw.NewSendPace(snap.Paced)
+	return snap, err
+}
+
+// settle acts on a step's outcome and reports whether the worker goes on
+// with the chat's next turn.
+func (e *Engine) settle(ctx context.Context, h *holding, w *worker, outcome next, delivered []string) bool {
+	if outcome != finish {
+		// Only FinishNext removes delivered replies in passing; on every
+		// other path they go now, or the next holder sends them again.
+		e.delivered(h.k, h.lease, delivered, h.log)
+	}
+	switch outcome {
+	case again:
+		return true
+	case stop:
+		e.release(h.k, h.lease, h.log)
+		return false
+	case backoff:
+		if ctx.Err() != nil { // shutting down, not a platform outage
+			e.release(h.k, h.lease, h.log)
+		}
+		return false
+	}
+	e.looking(w) // FinishNext sees the input appended before it
+	more, err := e.finish(ctx, h, delivered)
+	if err != nil {
+		h.log.Warn("finish turn", "err", err)
+		if !errors.Is(err, botgw.ErrLeaseLost) { // lease lost: FinishNext removed them anyway
+			e.delivered(h.k, h.lease, delivered, h.log)
+		}
+		return false
+	}
+	return more
 }
 
 // known is a chat's state as its worker last saw it: the snapshot it
@@ -132,122 +166,29 @@ func (st *known) committed(c botgw.Commit, env *codec.Envelope) {
 	}
 }
 
-// leaseClock tells, by this replica's clock, whether the chat's lease is
-// surely still the worker's: it is for a while after a request that
-// confirmed it (the Begin that took it, or a renewal) was sent, a while
-// shorter than the lease's TTL (see leaseSure).
-type leaseClock struct {
-	mu   sync.Mutex
-	last time.Time
-}
-
-// confirmed records that a request sent at asked found the lease ours.
-func (c *leaseClock) confirmed(asked time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if asked.After(c.last) {
-		c.last = asked
-	}
-}
-
-// sure reports whether the lease is surely still ours for another while
-// after its last confirmation.
-func (c *leaseClock) sure(while time.Duration) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.Since(c.last) < while
-}
-
-// leaseSure is how long a confirmed lease is surely the worker's: one
-// renewal interval (the renewal confirms it again by then), and at most
-// half the store's lease TTL, should the interval be configured longer.
-func (e *Engine) leaseSure() time.Duration {
-	d := e.cfg.LeaseRenew
-	if s, ok := e.deps.Store.(interface{ LeaseTTL() time.Duration }); ok {
-		d = min(d, s.LeaseTTL()/2)
-	}
-	return d
-}
-
-// keep completes a Kept snapshot with the state the worker knows, after
-// making sure of the lease: FinishNext checked it only if replies were
-// left, and a turn run on a lost lease (its model call, its tools) would
-// be refused at its commit. Should the renewal be late, the lease is
-// checked (and extended) with Renew.
-func (e *Engine) keep(ctx context.Context, k botgw.ChatKey, snap *botgw.Snapshot, st *known, held *leaseClock) error {
-	if !held.sure(e.leaseSure()) {
-		asked := time.Now()
-		if err := e.deps.Store.Renew(ctx, k, snap.Lease); err != nil {
-			return fmt.Errorf("confirm lease: %w", err)
-		}
-		held.confirmed(asked)
-	}
-	snap.Version, snap.Blob, snap.TTL = st.version, st.blob, st.ttl
-	return nil
-}
-
-// finishNexter is a store whose Finish also keeps the chat's own send pace
-// and can read the next turn's input when work remains (state.Store: in
-// the same round trip).
-type finishNexter interface {
-	FinishNext(ctx context.Context, k botgw.ChatKey, lease string, delivered []string, paced time.Time) (botgw.Snapshot, bool, error)
-}
-
-// begin starts a turn on the snapshot the last finish read, or else on
-// the store's Begin.
-func (e *Engine) begin(ctx context.Context, k botgw.ChatKey, lease string, next **botgw.Snapshot) (botgw.Snapshot, error) {
-	if snap := *next; snap != nil {
-		*next = nil
+// begin starts a turn on the snapshot the last FinishNext read, or else
+// on the store's Begin.
+func (e *Engine) begin(ctx context.Context, h *holding) (botgw.Snapshot, error) {
+	if snap := h.next; snap != nil {
+		h.next = nil
 		return *snap, nil
 	}
-	return e.deps.Store.Begin(ctx, k, lease)
+	return e.deps.Store.Begin(ctx, h.k, h.lease)
 }
 
-// finish ends a turn with the store's Finish; when the store can keep the
-// chat's send pace and read the next turn's snapshot with it, it does, and
-// the snapshot is left in *next for begin.
-func (e *Engine) finish(ctx context.Context, k botgw.ChatKey, lease string, delivered []string, paced *botgw.SendPace, next **botgw.Snapshot) (bool, error) {
-	fn, ok := e.deps.Store.(finishNexter)
-	if !ok {
-		return e.deps.Store.Finish(ctx, k, lease, delivered)
+// finish ends a turn with the store's FinishNext, which keeps the chat's
+// send pace and, when work remains, reads the next turn's snapshot into
+// h.next for begin.
+func (e *Engine) finish(ctx context.Context, h *holding, delivered []string) (bool, error) {
+	at, taken := h.pace.Next()
+	if !taken {
+		at = time.Time{}
 	}
-	var at time.Time
-	if paced != nil {
-		if t, taken := paced.Next(); taken {
-			at = t
-		}
-	}
-	snap, more, err := fn.FinishNext(ctx, k, lease, delivered, at)
+	snap, more, err := e.deps.Store.FinishNext(ctx, h.k, h.lease, delivered, at)
 	if more && err == nil {
-		*next = &snap
+		h.next = &snap
 	}
 	return more, err
-}
-
-// renew keeps the lease alive while a turn runs, so a slow provider never
-// loses it; if it is lost anyway the turn is cancelled (it could not commit).
-func (e *Engine) renew(ctx context.Context, cancel context.CancelFunc, k botgw.ChatKey, lease string, held *leaseClock, log *slog.Logger) {
-	t := time.NewTicker(e.cfg.LeaseRenew)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		asked := time.Now()
-		err := e.deps.Store.Renew(ctx, k, lease)
-		if errors.Is(err, botgw.ErrLeaseLost) {
-			log.Warn("lease lost during turn; cancelling it")
-			cancel()
-			return
-		}
-		if err == nil {
-			held.confirmed(asked)
-		} else if ctx.Err() == nil {
-			log.Warn("renew lease", "err", err)
-		}
-	}
 }
 
 // release gives the lease back, on a context that outlives shutdown.
@@ -287,8 +228,8 @@ func (e *Engine) delivered(k botgw.ChatKey, lease string, ids []string, log *slo
 // commits it and delivers its reply. It returns what to do next and the ids
 // of the replies it delivered, which the caller removes from the outbox
 // (with Finish, in the same round trip, on the common path).
-func (e *Engine) step(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot, st *known, log *slog.Logger) (next, []string) {
-	delivered, ok := e.deliverAll(ctx, k, snap.Outbox, nil, log)
+func (e *Engine) step(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot, st *known, pace *botgw.SendPace, log *slog.Logger) (next, []string) {
+	delivered, ok := e.deliverAll(ctx, k, snap.Outbox, nil, pace, log)
 	if !ok {
 		return backoff, delivered
 	}
@@ -309,7 +250,7 @@ func (e *Engine) step(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 		e.pause(ctx, wait) // then look again: more input may have come
 		return again, delivered
 	}
-	ctx, span := e.startSpan(ctx, spanTurn, k.Channel)
+	ctx, span := e.startSpan(ctx, spans.Turn, k.Channel)
 	defer span.End()
 	begin := time.Now()
 	turnCtx, disarm := e.interruptible(ctx, k, snap.Pending)
@@ -335,7 +276,7 @@ func (e *Engine) step(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 	}
 	st.committed(c, env)
 	e.observe(ctx, stats, snap.Pending, c.Outbox, log)
-	delivered, ok = e.deliverAll(ctx, k, c.Outbox, delivered, log)
+	delivered, ok = e.deliverAll(ctx, k, c.Outbox, delivered, pace, log)
 	if !ok {
 		return backoff, delivered
 	}
@@ -344,7 +285,7 @@ func (e *Engine) step(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 
 // commit stores the turn's state and reply atomically, timing it.
 func (e *Engine) commit(ctx context.Context, k botgw.ChatKey, c botgw.Commit, stats *TurnStats) error {
-	ctx, span := e.startSpan(ctx, spanCommit, k.Channel)
+	ctx, span := e.startSpan(ctx, spans.Commit, k.Channel)
 	start := time.Now()
 	err := e.deps.Store.Commit(ctx, k, c)
 	stats.Commit = time.Since(start)
@@ -352,7 +293,7 @@ func (e *Engine) commit(ctx context.Context, k botgw.ChatKey, c botgw.Commit, st
 	if errors.Is(err, botgw.ErrConflict) {
 		failure = "version conflict"
 	}
-	endSpan(span, err, failure)
+	spans.End(span, err, failure)
 	return err
 }
 
@@ -360,12 +301,13 @@ func (e *Engine) commit(ctx context.Context, k botgw.ChatKey, c botgw.Commit, st
 // took (or that went to the dead letters) to done, for removal from the
 // outbox. It retries a failing send with backoff for a while; if the
 // platform stays down it stops there (ok false) and the rest stay in the
-// outbox for a later attempt (deadletter.go: until their budget is spent).
-func (e *Engine) deliverAll(ctx context.Context, k botgw.ChatKey, out []botgw.Outbound, done []string, log *slog.Logger) (_ []string, ok bool) {
+// outbox for a later attempt (delivery.go: until their budget is spent).
+func (e *Engine) deliverAll(ctx context.Context, k botgw.ChatKey, out []botgw.Outbound, done []string, pace *botgw.SendPace, log *slog.Logger) (_ []string, ok bool) {
 	for _, m := range out {
 		if ctx.Err() != nil { // lease lost or shutting down: the next holder sends the rest
 			return done, false
 		}
+		m.Pace = pace
 		if err := e.deliverInFlight(ctx, k, m, log); err != nil {
 			return done, false
 		}
@@ -376,9 +318,9 @@ func (e *Engine) deliverAll(ctx context.Context, k botgw.ChatKey, out []botgw.Ou
 
 // send delivers one reply, in a "delivery" span that covers its retries.
 func (e *Engine) send(ctx context.Context, ch botgw.Channel, m botgw.Outbound) error {
-	ctx, span := e.startSpan(ctx, spanDelivery, ch.Name())
+	ctx, span := e.startSpan(ctx, spans.Delivery, ch.Name())
 	err := e.sendRetrying(ctx, ch, m)
-	endSpan(span, err, "delivery failed")
+	spans.End(span, err, "delivery failed")
 	e.keepProgress(m, err)
 	return err
 }

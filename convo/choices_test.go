@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/convo/choices"
 	"github.com/botgw/botgw/providers/fake"
 )
 
@@ -38,7 +39,7 @@ func TestEventChoicesGoWithTheReply(t *testing.T) {
 	if !slices.Equal(out.Choices, ferryOrWalk) || out.Ref == "" || out.Text != "Ferry or walk?" {
 		t.Fatalf("reply %+v, want the model's text with the event's choices and a ref", out)
 	}
-	said := lastAssistant(history(t, r.store, testChat))
+	said := choices.LastAssistant(history(t, r.store, testChat))
 	if said == nil || !slices.Equal(said.Choices, ferryOrWalk) || said.ChoiceRef != out.Ref {
 		t.Errorf("history's reply %+v, want it to remember the choices under ref %s", said, out.Ref)
 	}
@@ -112,15 +113,15 @@ func TestUnknownTapGetsANoteWithoutTheModel(t *testing.T) {
 	r.handle(t, botgw.Inbound{Kind: botgw.KindText, ID: "cb:3", UserID: "u1", Tap: &botgw.Tap{Ref: "gone", Index: 0}})
 	sent := r.ch.Wait(t, 3, 10*time.Second)
 	for _, m := range sent[1:] {
-		if m.Text != tapNote {
-			t.Errorf("answer %q, want the short note %q", m.Text, tapNote)
+		if m.Text != choices.TapNote {
+			t.Errorf("answer %q, want the short note %q", m.Text, choices.TapNote)
 		}
 	}
 	if n := len(prov.Requests()); n != 1 {
 		t.Errorf("%d model calls, want only the first reply's", n)
 	}
 	h := history(t, r.store, testChat)
-	if got := userTexts(h); !slices.Equal(got, []string{unknownTap, unknownTap}) {
+	if got := userTexts(h); !slices.Equal(got, []string{choices.UnknownTap, choices.UnknownTap}) {
 		t.Errorf("history's player messages %q, want both taps kept", got)
 	}
 }

@@ -1,12 +1,10 @@
 package convo
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -120,9 +118,9 @@ func cmdResetOther(ctx context.Context, e *Engine, target botgw.ChatKey, _, who 
 }
 
 func cmdStatus(_ context.Context, e *Engine, v *chatView) (string, bool) {
-	s := statusText(v.env, v.size, v.ttl)
+	s := codec.Status(v.env, v.size, v.ttl)
 	if v.operator {
-		s += pauseText(v.env, e.now())
+		s += codec.PauseStatus(v.env, e.now())
 	}
 	return s, false
 }
@@ -136,51 +134,7 @@ func cmdStatusOther(ctx context.Context, e *Engine, target botgw.ChatKey, _, _ s
 	if err != nil || env == nil {
 		return fmt.Sprintf("%s has no readable conversation (%d pending).", target, info.Pending)
 	}
-	return target.String() + ": " + statusText(env, len(info.Blob), info.TTL) + pauseText(env, e.now())
-}
-
-func statusText(env *codec.Envelope, size int, ttl time.Duration) string {
-	if env.Turns == 0 && len(env.History) == 0 {
-		return "No conversation yet: say hello!"
-	}
-	expiry := "no expiry"
-	if ttl > 0 {
-		expiry = "expires after " + ttl.Round(time.Minute).String() + " idle"
-	}
-	compactions := strconv.Itoa(env.Compaction.Count)
-	if c := env.Compaction; c.Count > 0 {
-		compactions += fmt.Sprintf(" (last %s ago, %d → %d tokens)", time.Since(c.Last).Round(time.Second), c.TokensBefore, c.TokensAfter)
-	}
-	s := fmt.Sprintf("Turns: %d · Messages kept: %d · Stored: %s · Tokens used: %d in / %d out (%d today) · Compactions: %s · Conversation %s",
-		env.Turns, len(env.History), humanBytes(size), env.Usage.InputTokens, env.Usage.OutputTokens,
-		env.TokensToday(time.Now()), compactions, expiry)
-	if n := len(env.Records); n > 0 {
-		s += " · Last turn: " + summary(env.Records[n-1])
-	}
-	return s
-}
-
-// summary is one turn record for /status.
-func summary(r codec.Record) string {
-	if r.Outcome == outcomeDailyLimit {
-		return "daily token limit reached"
-	}
-	s := fmt.Sprintf("%s, %d in / %d out", cmp.Or(r.Provider, "no provider answered"), r.Usage.InputTokens, r.Usage.OutputTokens)
-	if r.ToolCalls > 0 {
-		s += fmt.Sprintf(", %d tool calls", r.ToolCalls)
-	}
-	s += ", " + r.Duration.Round(100*time.Millisecond).String()
-	if r.Outcome != "ok" {
-		s += " (" + strings.ReplaceAll(r.Outcome, "_", " ") + ")"
-	}
-	return s
-}
-
-func humanBytes(n int) string {
-	if n < 1024 {
-		return fmt.Sprintf("%d B", n)
-	}
-	return fmt.Sprintf("%.1f KB", float64(n)/1024)
+	return target.String() + ": " + codec.Status(env, len(info.Blob), info.TTL) + codec.PauseStatus(env, e.now())
 }
 
 func cmdHelp(_ context.Context, e *Engine, _ *chatView) (string, bool) {

@@ -20,6 +20,9 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/convo/audit"
+	"github.com/botgw/botgw/convo/lease"
+	"github.com/botgw/botgw/convo/limits"
+	"github.com/botgw/botgw/convo/spans"
 )
 
 // Config holds the engine's knobs; zero values take the defaults.
@@ -33,7 +36,7 @@ type Config struct {
 	Apology           string              // reply when the provider failed
 	UnsupportedNotice string              // reply to media the gateway cannot read
 	Operators         map[string][]string // channel → platform user ids allowed operator commands
-	Limits            Limits              // per-chat token and turn-rate limits; zero: off
+	Limits            limits.Config       // per-chat token and turn-rate limits; zero: off
 	// AcceptProviders are the provider ids whose stored state this engine
 	// continues (the provider and its fallbacks); state locked to any other
 	// is dropped. Empty: the provider's own id.
@@ -80,7 +83,7 @@ func (c Config) withDefaults() Config {
 	if c.Apology == "" {
 		c.Apology = "Sorry, I couldn't answer just now. Please try again in a moment."
 	}
-	c.Limits = c.Limits.withDefaults()
+	c.Limits = c.Limits.WithDefaults()
 	if c.UnsupportedNotice == "" {
 		c.UnsupportedNotice = "Sorry, I can only read text for now."
 	}
@@ -135,6 +138,7 @@ type Engine struct {
 	now  func() time.Time
 
 	commands []command
+	renewer  lease.Renewer // keeps the leases of the chats running here alive
 
 	mu      sync.Mutex
 	workers map[botgw.ChatKey]*worker
@@ -166,7 +170,7 @@ func New(cfg Config, deps Deps) (*Engine, error) {
 		deps.Log = slog.New(slog.DiscardHandler)
 	}
 	if deps.Tracer == nil {
-		deps.Tracer = noopTracer
+		deps.Tracer = spans.Noop
 	}
 	cfg = cfg.withDefaults()
 	if deps.Count == nil {
@@ -176,11 +180,13 @@ func New(cfg Config, deps Deps) (*Engine, error) {
 		cfg.AcceptProviders = []string{deps.Provider.ID()}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Engine{
+	e := &Engine{
 		cfg: cfg, deps: deps, log: deps.Log, now: time.Now, commands: commandTable(),
 		workers: make(map[botgw.ChatKey]*worker),
 		ctx:     ctx, cancel: cancel, done: make(chan struct{}),
-	}, nil
+	}
+	e.renewer = lease.Renewer{Store: deps.Store, Every: cfg.LeaseRenew, Ctx: ctx}
+	return e, nil
 }
 
 // Handle is the channels' botgw.Deliver: it makes in durable and schedules
@@ -191,7 +197,7 @@ func New(cfg Config, deps Deps) (*Engine, error) {
 // concurrent use.
 func (e *Engine) Handle(ctx context.Context, in botgw.Inbound) error {
 	in = e.normalize(in)
-	in = e.cfg.Limits.cut(in)
+	in = e.cfg.Limits.Cut(in)
 	err := e.deps.Store.Append(ctx, in)
 	e.deps.Hooks.inbound(in, err)
 	switch {

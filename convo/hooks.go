@@ -93,9 +93,3 @@ func (h Hooks) backlog(channel string, snap botgw.Snapshot) {
 		h.Backlog(channel, len(snap.Pending), len(snap.Outbox))
 	}
 }
-
-func (h Hooks) deadLetter(channel, kind string) {
-	if h.DeadLetter != nil {
-		h.DeadLetter(channel, kind)
-	}
-}

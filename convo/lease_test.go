@@ -183,3 +183,57 @@ func (b *beginCounter) Begin(ctx context.Context, k botgw.ChatKey, lease string)
 	b.begins.Add(1)
 	return b.Store.Begin(ctx, k, lease)
 }
+
+// A turn that waits on the model longer than its lease keeps its chat: the
+// replica renews the leases of all its waiting chats together, in one call
+// a renewal, and the other replica, polling all along, takes none of them.
+func TestWaitingTurnsKeepTheirLeasesRenewedTogether(t *testing.T) {
+	stores := openShared(t, 2, fastStore) // lease 1s
+	counted := &renewCounter{Store: stores[0]}
+	slow := fake.New()
+	release := slow.Block()
+	defer release()
+	r := newRig(t, counted, slow, Config{LeaseRenew: time.Second / 3})
+	chats := []botgw.ChatKey{{Channel: "test", ID: "a"}, {Channel: "test", ID: "b"}, {Channel: "test", ID: "c"}}
+	for i, k := range chats {
+		r.say(t, k, msgID(i), "slow question")
+	}
+	waitFor(t, func() bool { return len(slow.Requests()) == len(chats) })
+	other := fake.New()
+	newRig(t, stores[1], other, Config{})
+	// Six renewals of all three: two lease TTLs have passed.
+	awaitCond(t, 30*time.Second, "six renewals carrying every waiting chat", func() bool { return counted.together(len(chats)) >= 6 })
+	release()
+	r.ch.Wait(t, len(chats), 10*time.Second)
+
+	if n := len(other.Requests()); n != 0 {
+		t.Errorf("the other replica asked the model %d times, want none (the leases were kept)", n)
+	}
+	for _, k := range chats {
+		if n := countRole(history(t, stores[0], k), botgw.RoleAssistant); n != 1 {
+			t.Errorf("chat %s holds %d answers, want 1", k, n)
+		}
+	}
+}
+
+// renewCounter counts the store's batch renewals by how many leases each
+// carried.
+type renewCounter struct {
+	*state.Store
+	mu    sync.Mutex
+	sizes []int
+}
+
+func (c *renewCounter) RenewLeases(ctx context.Context, chats []botgw.ChatKey, leases []string) []error {
+	c.mu.Lock()
+	c.sizes = append(c.sizes, len(chats))
+	c.mu.Unlock()
+	return c.Store.RenewLeases(ctx, chats, leases)
+}
+
+// together is the number of renewals that carried n leases at once.
+func (c *renewCounter) together(n int) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(slices.DeleteFunc(slices.Clone(c.sizes), func(s int) bool { return s != n }))
+}

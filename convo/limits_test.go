@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/convo/limits"
 	"github.com/botgw/botgw/providers/fake"
 )
 
@@ -20,7 +21,7 @@ func (c *offsetClock) advance(d time.Duration) { c.offset.Add(int64(d)) }
 func TestDailyTokenLimitAnswersWithoutTheModelAndKeepsTheMessage(t *testing.T) {
 	prov := fake.New()
 	clock := &offsetClock{}
-	r := newRig(t, openStore(t, false, fastStore), prov, Config{Limits: Limits{DailyTokens: 1, DailyNotice: "Come back tomorrow!"}}, func(e *Engine) { e.now = clock.now })
+	r := newRig(t, openStore(t, false, fastStore), prov, Config{Limits: limits.Config{DailyTokens: 1, DailyNotice: "Come back tomorrow!"}}, func(e *Engine) { e.now = clock.now })
 
 	r.say(t, testChat, "1", "hello")
 	r.ch.Wait(t, 1, 5*time.Second)
@@ -53,7 +54,7 @@ func TestDailyTokenLimitAnswersWithoutTheModelAndKeepsTheMessage(t *testing.T) {
 func TestTurnRateLimitCoalescesAFloodIntoOneLaterTurn(t *testing.T) {
 	prov := fake.New()
 	clock := &offsetClock{}
-	r := newRig(t, openStore(t, false, fastStore), prov, Config{Limits: Limits{TurnsPerMinute: 1}}, func(e *Engine) { e.now = clock.now })
+	r := newRig(t, openStore(t, false, fastStore), prov, Config{Limits: limits.Config{TurnsPerMinute: 1}}, func(e *Engine) { e.now = clock.now })
 
 	r.say(t, testChat, "1", "hi")
 	r.ch.Wait(t, 1, 5*time.Second)
@@ -93,7 +94,7 @@ func TestStatusShowsUsageAndTheLastTurn(t *testing.T) {
 
 func TestLongInputIsCutBeforeTheModelAndTheUserIsTold(t *testing.T) {
 	prov := fake.New()
-	r := newRig(t, openStore(t, false, fastStore), prov, Config{Limits: Limits{MaxInputChars: 10, CutNotice: "Cut at {max}."}})
+	r := newRig(t, openStore(t, false, fastStore), prov, Config{Limits: limits.Config{MaxInputChars: 10, CutNotice: "Cut at {max}."}})
 	r.say(t, testChat, "1", "héllo wörld, and much more")
 	reply := r.ch.Wait(t, 1, 5*time.Second)[0].Text
 	if !strings.HasPrefix(reply, "Cut at 10.") {
@@ -126,7 +127,7 @@ func TestInputLimitDefaultsTo8000(t *testing.T) {
 
 func TestLongEventTextIsCutToo(t *testing.T) {
 	prov := fake.New()
-	r := newRig(t, openStore(t, false, fastStore), prov, Config{Limits: Limits{MaxInputChars: 5}})
+	r := newRig(t, openStore(t, false, fastStore), prov, Config{Limits: limits.Config{MaxInputChars: 5}})
 	ev := botgw.Inbound{Chat: testChat, Kind: botgw.KindEvent, ID: "evt:1", Event: &botgw.Event{ID: "1", Text: "visited the theatre", Respond: true}}
 	if err := r.eng.Handle(t.Context(), ev); err != nil {
 		t.Fatal(err)

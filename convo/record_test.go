@@ -28,11 +28,11 @@ func (s *awayStore) fail() error {
 	return nil
 }
 
-func (s *awayStore) Finish(ctx context.Context, k botgw.ChatKey, lease string, ids []string) (bool, error) {
+func (s *awayStore) FinishNext(ctx context.Context, k botgw.ChatKey, lease string, ids []string, paced time.Time) (botgw.Snapshot, bool, error) {
 	if err := s.fail(); err != nil {
-		return false, err
+		return botgw.Snapshot{}, false, err
 	}
-	return s.Store.Finish(ctx, k, lease, ids)
+	return s.Store.FinishNext(ctx, k, lease, ids, paced)
 }
 
 func (s *awayStore) Delivered(ctx context.Context, k botgw.ChatKey, lease string, ids ...string) error {
@@ -49,6 +49,17 @@ func (s *awayStore) Renew(ctx context.Context, k botgw.ChatKey, lease string) er
 	return s.Store.Renew(ctx, k, lease)
 }
 
+func (s *awayStore) RenewLeases(ctx context.Context, chats []botgw.ChatKey, leases []string) []error {
+	errs := make([]error, len(chats))
+	for i := range errs {
+		errs[i] = s.fail()
+	}
+	if s.fail() != nil {
+		return errs
+	}
+	return s.Store.RenewLeases(ctx, chats, leases)
+}
+
 func (s *awayStore) Due(ctx context.Context, n int) ([]botgw.ChatKey, error) {
 	if err := s.fail(); err != nil {
 		return nil, err
@@ -63,13 +74,13 @@ type takeoverStore struct {
 	tookOver, finished chan struct{}
 }
 
-func (s *takeoverStore) Finish(ctx context.Context, k botgw.ChatKey, lease string, ids []string) (bool, error) {
-	more, err := s.Store.Finish(ctx, k, lease, ids)
+func (s *takeoverStore) FinishNext(ctx context.Context, k botgw.ChatKey, lease string, ids []string, paced time.Time) (botgw.Snapshot, bool, error) {
+	next, more, err := s.Store.FinishNext(ctx, k, lease, ids, paced)
 	select {
 	case s.finished <- struct{}{}:
 	default:
 	}
-	return more, err
+	return next, more, err
 }
 
 func (s *takeoverStore) Begin(ctx context.Context, k botgw.ChatKey, lease string) (botgw.Snapshot, error) {

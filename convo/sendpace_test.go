@@ -12,17 +12,17 @@ import (
 )
 
 // slotChannel takes each reply's slot from the chat's own send pace the
-// engine passes in (one send an hour) and records when each may go, as a
+// engine passes with it (one send an hour) and records when each may go, as a
 // private Telegram chat's adapter does, without waiting for it.
 type slotChannel struct {
 	botgw.Channel
 	mu    sync.Mutex
-	slots []time.Time // zero: no pace in the send's context
+	slots []time.Time // zero: no pace on the send
 }
 
 func (c *slotChannel) Send(ctx context.Context, m botgw.Outbound) error {
 	var at time.Time
-	if p := botgw.SendPaceFrom(ctx); p != nil {
+	if p := m.Pace; p != nil {
 		at = p.Take(time.Now(), time.Hour, 1)
 	}
 	c.mu.Lock()

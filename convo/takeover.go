@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/convo/choices"
 	"github.com/botgw/botgw/convo/codec"
 )
 
@@ -39,7 +40,7 @@ func (e *Engine) applyOperator(v *chatView, b *batch, in botgw.Inbound) {
 		v.env.History = append(v.env.History, botgw.Message{Role: botgw.RoleAssistant,
 			Text: in.Text, At: in.At, Operator: op.Operator})
 		said := &v.env.History[len(v.env.History)-1]
-		b.out = append(b.out, offered(botgw.Outbound{Chat: v.chat, ID: "op-" + in.ID, Text: in.Text}, in.Offer, said))
+		b.out = append(b.out, choices.Offered(botgw.Outbound{Chat: v.chat, ID: "op-" + in.ID, Text: in.Text}, in.Offer, said))
 	case botgw.OpRedeliver:
 		if op.Reply != nil { // sent as the operator asks, pause or not
 			r := *op.Reply
@@ -75,18 +76,6 @@ func (e *Engine) holdForOperator(env *codec.Envelope, b *batch, stats *TurnStats
 
 // heldPaused is why a broadcast item reaching a paused chat is not sent.
 const heldPaused = "the chat was paused by an operator"
-
-// pauseText is the takeover part of /status, for operators.
-func pauseText(env *codec.Envelope, now time.Time) string {
-	if !env.Paused(now) {
-		return ""
-	}
-	s := " · Paused by an operator until " + env.PausedUntil.UTC().Format(time.RFC3339)
-	if env.PausedBy != "" {
-		s += " (" + env.PausedBy + ")"
-	}
-	return s
-}
 
 func cmdTakeoverUsage(context.Context, *Engine, *chatView) (string, bool) {
 	return "Usage (operators): /pause <chat> [duration], e.g. /pause telegram:123456789 30m; /resume <chat>", false

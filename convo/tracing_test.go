@@ -14,6 +14,7 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels/channeltest"
+	"github.com/botgw/botgw/convo/spans"
 	"github.com/botgw/botgw/convo/tools"
 	"github.com/botgw/botgw/providers/fake"
 )
@@ -56,17 +57,17 @@ func TestTurnIsOneTraceWithoutConversationText(t *testing.T) {
 		t.Fatal(err)
 	}
 	ch.Wait(t, 1, 5*time.Second)
-	waitFor(t, func() bool { return len(spansNamed(rec.Ended(), spanTurn)) == 1 })
+	waitFor(t, func() bool { return len(spansNamed(rec.Ended(), spans.Turn)) == 1 })
 
-	spans := rec.Ended()
-	turn := spansNamed(spans, spanTurn)[0]
+	ended := rec.Ended()
+	turn := spansNamed(ended, spans.Turn)[0]
 	if turn.Parent().IsValid() {
 		t.Errorf("turn span has a parent; want it to be the trace's root")
 	}
 	wantAttrs(t, turn, map[string]string{"botgw.channel": "test", "botgw.outcome": "ok",
 		"botgw.tool_calls": "1", "gen_ai.usage.input_tokens": "", "gen_ai.usage.output_tokens": ""})
-	for name, want := range map[string]int{spanProvider: 2, spanTool: 1, spanCommit: 1, spanDelivery: 1} {
-		got := spansNamed(spans, name)
+	for name, want := range map[string]int{spans.Provider: 2, spans.Tool: 1, spans.Commit: 1, spans.Delivery: 1} {
+		got := spansNamed(ended, name)
 		if len(got) != want {
 			t.Errorf("%d %q spans, want %d", len(got), name, want)
 		}
@@ -76,8 +77,8 @@ func TestTurnIsOneTraceWithoutConversationText(t *testing.T) {
 			}
 		}
 	}
-	wantAttrs(t, spansNamed(spans, spanTool)[0], map[string]string{"gen_ai.tool.name": "get_score"})
-	for _, s := range spans {
+	wantAttrs(t, spansNamed(ended, spans.Tool)[0], map[string]string{"gen_ai.tool.name": "get_score"})
+	for _, s := range ended {
 		for _, a := range s.Attributes() {
 			if v := a.Value.Emit(); strings.Contains(v, "secret") || strings.Contains(v, testChat.ID) {
 				t.Errorf("span %q attribute %s = %q carries conversation text or the chat key", s.Name(), a.Key, v)
@@ -93,21 +94,21 @@ func TestProviderFailureMarksTheTurnSpanFailed(t *testing.T) {
 		t.Fatal(err)
 	}
 	ch.Wait(t, 1, 5*time.Second)
-	waitFor(t, func() bool { return len(spansNamed(rec.Ended(), spanTurn)) == 1 })
-	spans := rec.Ended()
-	turn := spansNamed(spans, spanTurn)[0]
+	waitFor(t, func() bool { return len(spansNamed(rec.Ended(), spans.Turn)) == 1 })
+	ended := rec.Ended()
+	turn := spansNamed(ended, spans.Turn)[0]
 	wantAttrs(t, turn, map[string]string{"botgw.outcome": "provider_error", "http.response.status_code": "503"})
 	if turn.Status().Code.String() != "Error" {
 		t.Errorf("turn span status = %v, want Error", turn.Status())
 	}
-	if p := spansNamed(spans, spanProvider); len(p) != 1 || p[0].Status().Code.String() != "Error" {
+	if p := spansNamed(ended, spans.Provider); len(p) != 1 || p[0].Status().Code.String() != "Error" {
 		t.Errorf("want one failed provider span, got %d", len(p))
 	}
 }
 
-func spansNamed(spans []sdktrace.ReadOnlySpan, name string) []sdktrace.ReadOnlySpan {
+func spansNamed(all []sdktrace.ReadOnlySpan, name string) []sdktrace.ReadOnlySpan {
 	var out []sdktrace.ReadOnlySpan
-	for _, s := range spans {
+	for _, s := range all {
 		if s.Name() == name {
 			out = append(out, s)
 		}

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/convo/choices"
 	"github.com/botgw/botgw/convo/codec"
+	"github.com/botgw/botgw/convo/streamrec"
 )
 
 // batch is what one turn makes of a chat's pending input.
@@ -55,7 +57,7 @@ func (e *Engine) turn(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 	out := b.out
 	if len(b.replies) > 0 {
 		reply := botgw.Outbound{Chat: k, ID: "re-" + replyTo(b, snap.Pending), Text: strings.Join(b.replies, "\n\n"), Meta: b.replyMeta()}
-		out = append(out, offered(reply, b.offer, lastAssistant(env.History)))
+		out = append(out, choices.Offered(reply, b.offer, choices.LastAssistant(env.History)))
 	}
 	env.Updated = now
 	blob, err := codec.Encode(env)
@@ -135,13 +137,13 @@ func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbou
 			b.say(v.env, in, v.env.Paused(e.now()))
 		case botgw.KindOperator:
 			e.applyOperator(v, &b, in)
-			if in.Op != nil {
-				b.recordOperator(v.chat, in)
+			if r, ok := streamrec.Operator(v.chat, in); ok {
+				b.recs = append(b.recs, r)
 			}
 		case botgw.KindLocation:
 			if in.Location != nil {
 				b.applyLocation(v.env, in)
-				b.recordUser(in, in.Location.String(), in.Location)
+				b.recs = append(b.recs, streamrec.User(in, in.Location.String(), in.Location))
 			}
 		case botgw.KindUnsupported:
 			if in.Backlog { // no notice for old media: the backlog's answer covers it
@@ -173,7 +175,7 @@ func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbou
 				b.replies = append(b.replies, reply)
 				if reset {
 					b.user, b.asked, b.respond = nil, false, false
-					b.record(in.Chat, userAgent(in), botgw.ActionReset, "", in.At)
+					b.record(in.Chat, streamrec.UserAgent(in), botgw.ActionReset, "", in.At)
 				}
 				continue
 			}
@@ -208,12 +210,12 @@ func (b *batch) say(env *codec.Envelope, in botgw.Inbound, paused bool) {
 	m := botgw.Outbound{Chat: in.Chat, ID: "say-" + in.ID, Text: in.Text, Meta: in.Meta}
 	if paused {
 		m.Held = heldPaused
-		b.out = append(b.out, offered(m, in.Offer, nil))
+		b.out = append(b.out, choices.Offered(m, in.Offer, nil))
 		return
 	}
 	b.flushUser(env)
 	env.History = append(env.History, botgw.Message{Role: botgw.RoleAssistant, Text: in.Text, At: in.At})
-	b.out = append(b.out, offered(m, in.Offer, &env.History[len(env.History)-1]))
+	b.out = append(b.out, choices.Offered(m, in.Offer, &env.History[len(env.History)-1]))
 	b.record(in.Chat, botgw.AgentApp, botgw.ActionReply, in.Text, in.At)
 }
 
@@ -254,7 +256,7 @@ func (b *batch) add(in botgw.Inbound, m botgw.Message) {
 	b.user.Images = append(b.user.Images, m.Images...)
 	b.user.InboundIDs = append(b.user.InboundIDs, in.ID)
 	b.user.Tap = b.user.Tap || in.Tap != nil
-	b.recordUser(in, m.Text, m.Location)
+	b.recs = append(b.recs, streamrec.User(in, m.Text, m.Location))
 	if !in.Backlog {
 		b.last = in
 		b.asked = true
@@ -296,7 +298,7 @@ func (e *Engine) answer(ctx context.Context, k botgw.ChatKey, env *codec.Envelop
 	stats.Provider = time.Since(start)
 	stats.Usage, stats.ToolCalls = res.usage, res.toolCalls
 	env.History = append(history, res.added...)
-	b.recordModel(k, res.added)
+	b.recs = append(b.recs, streamrec.Model(k, res.added)...)
 	env.AddUsage(res.usage, e.now())
 	env.Turns++
 	rec := codec.Record{ID: b.last.ID, At: at, Provider: res.provider, Usage: res.usage,
@@ -328,7 +330,7 @@ func (e *Engine) compact(ctx context.Context, env *codec.Envelope, h []botgw.Mes
 	if e.deps.Compactor == nil {
 		return h
 	}
-	out, err := e.deps.Compactor.Compact(botgw.WithUsageHint(ctx, env.Hint), h)
+	out, err := e.deps.Compactor.Compact(ctx, h, env.Hint)
 	if err != nil {
 		log.Warn("compaction failed; sending the history whole", "err", err)
 		return h

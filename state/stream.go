@@ -22,23 +22,33 @@ import (
 //	<prefix>:stream:<sink>:{<unit>}   records, oldest first, as JSON with "seq" and "ms"
 //	<prefix>:stream:seq:{<unit>}      hash: chat -> "<last seq>:<ms>" (see below)
 //
-// A unit gathers many chats, so the relay reads and trims a batch of up to
-// 100 records of many chats with one command each, and a chat's records
-// keep their commit order inside it. On a single node the units are
-// StreamGroups shards of the chats (fnv, like the work shards). On a
-// cluster a unit is a chat's hash slot (its key's tag is a string that
+// A unit gathers many chats, so the relay reads and trims up to a thousand
+// records of many chats with one command each, and a chat's records keep
+// their commit order inside it. On a single node there is one unit (tag
+// "0"), so a read takes whatever waits, whichever chats it belongs to. On
+// a cluster a unit is a chat's hash slot (its key's tag is a string that
 // hashes to that slot), so the lists live in the slot of the chats they
-// hold; there a zset per group (<prefix>:stream:<sink>:lists:{<g>}) lists
-// the units with records, updated in the commit's pipeline.
+// hold; there the units are split into StreamGroups groups, and a zset per
+// group (<prefix>:stream:<sink>:lists:{<g>}) lists the units with records,
+// updated in the commit's pipeline.
 //
 // A chat's last seq is "q" in its state hash. When the state is gone (a
 // reset, expiry), the next commit reads the seq hash, which the relay
 // writes as it delivers, and the commit itself writes when it deletes the
 // state or while a sink is behind (StreamMode).
 
-// StreamGroups is the number of relay groups: each has its own lease, so
-// replicas share the relaying, and on a single node its own list.
+// StreamGroups is the number of relay groups on a cluster: each has its
+// own lease, so replicas share the relaying.
 const StreamGroups = workShards
+
+// StreamGroupCount is the number of relay groups, numbered from 0: one on
+// a single node (its one unit), StreamGroups on a cluster.
+func (s *Store) StreamGroupCount() int {
+	if s.cluster {
+		return StreamGroups
+	}
+	return 1
+}
 
 // StreamMode tells the commit how a sink is doing.
 type StreamMode int32
@@ -75,8 +85,7 @@ func (s *Store) unit(member string) (tag string, group int) {
 		slot := tagSlot(member)
 		return slotTag(slot), int(slot) % StreamGroups
 	}
-	g := shardOf(member)
-	return strconv.Itoa(int(g)), int(g)
+	return "0", 0
 }
 
 func (s *Store) streamList(sink, tag string) string {
@@ -134,10 +143,10 @@ func (s *Store) indexUnits(ctx context.Context, p redis.Pipeliner, member string
 }
 
 // StreamUnits returns up to n units of group with records of sink, oldest
-// listed first on a cluster; on a single node the group's one unit.
+// listed first on a cluster; on a single node the one unit.
 func (s *Store) StreamUnits(ctx context.Context, sink string, group, n int) ([]string, error) {
 	if !s.cluster {
-		return []string{strconv.Itoa(group)}, nil
+		return []string{"0"}, nil
 	}
 	tags, err := s.c.ZRange(ctx, s.unitIndex(sink, group), 0, int64(n-1)).Result()
 	if err != nil {
@@ -163,7 +172,11 @@ func (s *Store) StreamAck(ctx context.Context, sink, tag string, raws []string) 
 	if len(raws) == 0 {
 		return true, nil
 	}
-	args := []any{len(raws), raws[len(raws)-1]}
+	count := "0"
+	if s.cluster {
+		count = "1"
+	}
+	args := []any{len(raws), raws[len(raws)-1], count}
 	for member, last := range lastSeqs(raws) {
 		args = append(args, member, last)
 	}
@@ -172,7 +185,7 @@ func (s *Store) StreamAck(ctx context.Context, sink, tag string, raws []string) 
 	if err != nil {
 		return false, fmt.Errorf("trim stream %s unit %s: %w", sink, tag, err)
 	}
-	if left == 0 && s.cluster {
+	if left == 0 {
 		s.unlistUnit(ctx, sink, tag)
 	}
 	return left >= 0, nil

@@ -3,7 +3,6 @@ package state
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -20,7 +19,7 @@ type StreamBacklog struct {
 const maxUnitsMeasured = 1000
 
 // StreamBacklog measures what waits for sink: on a single node one round
-// trip over the groups' lists; on a cluster, the listed units of each group.
+// trip over its one list; on a cluster, the listed units of each group.
 func (s *Store) StreamBacklog(ctx context.Context, sink string) (StreamBacklog, error) {
 	var units []string
 	if s.cluster {
@@ -32,9 +31,7 @@ func (s *Store) StreamBacklog(ctx context.Context, sink string) (StreamBacklog, 
 			units = append(units, tags...)
 		}
 	} else {
-		for g := range StreamGroups {
-			units = append(units, strconv.Itoa(g))
-		}
+		units = []string{"0"}
 	}
 	lens := make([]*redis.IntCmd, len(units))
 	heads := make([]*redis.StringCmd, len(units))

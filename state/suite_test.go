@@ -34,6 +34,7 @@ func runSuite(t *testing.T, newH newHarness) {
 		{"Writable", testWritable},
 		{"BeginLeases", testBeginLeases},
 		{"LeaseExpires", testLeaseExpires},
+		{"RenewLeases", testRenewLeases},
 		{"CommitConflict", testCommitConflict},
 		{"CommitStaleLease", testCommitStaleLease},
 		{"CommitFencedByALaterBegin", testCommitFencedByALaterBegin},

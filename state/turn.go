@@ -168,22 +168,6 @@ func (s *Store) dropCorrupt(ctx context.Context, k botgw.ChatKey, key, raw strin
 	s.deadCorrupt(ctx, k, key, raw, err)
 }
 
-// Renew extends the lease by LeaseTTL.
-func (s *Store) Renew(ctx context.Context, k botgw.ChatKey, lease string) error {
-	ks, err := s.keys(k)
-	if err != nil {
-		return fmt.Errorf("renew lease of chat %s: %w", k, err)
-	}
-	n, err := renewScript.Run(ctx, s.c, []string{ks.lease}, lease, ms(s.opts.LeaseTTL)).Int()
-	if err != nil {
-		return fmt.Errorf("renew lease of chat %s: %w", k, err)
-	}
-	if n == 0 {
-		return fmt.Errorf("renew lease of chat %s: %w", k, botgw.ErrLeaseLost)
-	}
-	return nil
-}
-
 // Commit applies c in one script. A nil c.Blob deletes the state (its
 // version starts again at 0); c.TTL 0 keeps the state without expiry.
 // c.Records are numbered and kept for each stream sink in the same script

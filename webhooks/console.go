@@ -275,8 +275,8 @@ func validDeadLetterID(id string) bool {
 }
 
 // chatList answers GET /v1/admin/chats from the chat index: newest
-// activity first, filtered by channel and key prefix. "chats" keeps the
-// plain key list earlier clients read; "items" adds what the list knows.
+// activity first, filtered by channel and key prefix. "chats" is the
+// plain key list; "items" adds what the list knows.
 func (a *Admin) chatList(c echo.Context, n int) error {
 	q := botgw.ChatQuery{Channel: c.QueryParam("channel"), Prefix: c.QueryParam("prefix"),
 		Cursor: c.QueryParam("cursor"), Limit: n}

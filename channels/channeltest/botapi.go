@@ -67,7 +67,7 @@ func NewBotAPI(t testing.TB, token, username string) *BotAPI {
 
 func (f *BotAPI) serve(w http.ResponseWriter, r *http.Request) {
 	if path, ok := f.filePath(r); ok {
-		f.serveFile(w, path)
+		f.serveFile(w, r, path)
 		return
 	}
 	method, ok := strings.CutPrefix(r.URL.Path, "/bot"+f.Token+"/")

@@ -14,6 +14,9 @@ type botFile struct {
 	data []byte
 	size int  // reported file_size (len(data) unless set apart)
 	gone bool // getFile answers, the download is 404 (an expired path)
+	// hold, when set, keeps the download waiting until it is closed or
+	// the client goes away (HoldFile).
+	hold chan struct{}
 }
 
 // maxBotFile is the Bot API's download limit: getFile refuses larger files.
@@ -41,6 +44,29 @@ func (f *BotAPI) addFile(id string, bf botFile) {
 	f.files[id] = &bf
 }
 
+// HoldFile makes downloads of file id wait, after they are counted, until
+// ReleaseFiles or until the client goes away (a gateway killed
+// mid-download).
+func (f *BotAPI) HoldFile(id string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if bf := f.files[id]; bf != nil && bf.hold == nil {
+		bf.hold = make(chan struct{})
+	}
+}
+
+// ReleaseFiles lets every held download go on.
+func (f *BotAPI) ReleaseFiles() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, bf := range f.files {
+		if bf.hold != nil {
+			close(bf.hold)
+			bf.hold = nil
+		}
+	}
+}
+
 // FileDownloads counts GETs of file URLs.
 func (f *BotAPI) FileDownloads() int { return len(f.CallsTo("GET /file")) }
 
@@ -59,16 +85,24 @@ func (f *BotAPI) getFile(p map[string]string) Reply {
 }
 
 // serveFile serves GET /file/bot<token>/<file_path>.
-func (f *BotAPI) serveFile(w http.ResponseWriter, path string) {
+func (f *BotAPI) serveFile(w http.ResponseWriter, r *http.Request, path string) {
 	f.record(APICall{Method: "GET /file", Params: map[string]string{"path": path}})
 	f.mu.Lock()
 	var found *botFile
+	var hold chan struct{}
 	for _, bf := range f.files {
 		if bf.path == path && !bf.gone && bf.data != nil {
-			found = bf
+			found, hold = bf, bf.hold
 		}
 	}
 	f.mu.Unlock()
+	if hold != nil {
+		select {
+		case <-hold:
+		case <-r.Context().Done():
+			return
+		}
+	}
 	if found == nil {
 		http.Error(w, `{"ok":false,"error_code":404,"description":"Not Found"}`, http.StatusNotFound)
 		return

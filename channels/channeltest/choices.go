@@ -32,10 +32,6 @@ type Chooser interface {
 	Tap(t *testing.T, n, i, seq int, deliver botgw.Deliver)
 }
 
-// Numberer is a channel that shows choices as a numbered list, so a reply
-// "1"…"N" picks one (the engine maps it back).
-type Numberer interface{ NumberedChoices() bool }
-
 var choiceLabels = []string{"Take the ferry", "Walk <fast> & far", "Wait for *the* bus"}
 
 var choiceCases = []suiteCase{
@@ -52,7 +48,7 @@ var choiceCases = []suiteCase{
 			t.Fatalf("%d inputs stored from one tap, want 1", len(in))
 		}
 		want := choiceLabels[1]
-		if nc, ok := e.ch.(Numberer); ok && nc.NumberedChoices() {
+		if nc, ok := e.ch.(botgw.NumberedChoices); ok && nc.NumberedChoices() {
 			want = "2"
 		}
 		if in[0].Kind != botgw.KindText || in[0].Text != want || in[0].Chat != e.privateKey(h) || in[0].ID == "" {

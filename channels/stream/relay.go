@@ -3,13 +3,19 @@
 // chat's order, at least once, and are removed once the sink took them.
 //
 // One Relay runs per sink on every replica. The records are split into
-// state.StreamGroups groups, each with a Redis lease, so one replica at a
-// time relays a group and so a chat; the others wait to take over. A
-// holder reads a batch (at most 100 records of one stream unit, each chat's
-// in order), hands it to the sink and removes it only when the sink
-// acknowledged it; on failure it retries the same batch with backoff,
-// forever, without skipping. Records wait in Redis meanwhile, not in
-// memory.
+// groups (one on a single Redis, state.StreamGroups on a cluster), each
+// with a Redis lease, so one replica at a time relays a group and so a
+// chat; the others wait to take over. A holder reads up to ReadBatch
+// records of one stream unit (each chat's in order) with one command,
+// hands them to the sink in batches of at most MaxBatch and removes what
+// the sink acknowledged with one more; on failure it retries from the
+// first unacknowledged record with backoff, forever, without skipping.
+// Records wait in Redis meanwhile, not in memory.
+//
+// Redis commands are what the relay costs, so it reads seldom and much:
+// after a read that found records but not ReadBatch, it lets records
+// gather for Linger before the next; an idle group looks every Poll. At a
+// few hundred turns a second that is a handful of commands a second.
 package stream
 
 import (
@@ -39,6 +45,7 @@ type Sink interface {
 
 // Store is the part of state.Store the relay uses.
 type Store interface {
+	StreamGroupCount() int
 	StreamUnits(ctx context.Context, sink string, group, n int) ([]string, error)
 	StreamRead(ctx context.Context, sink, tag string, n int) ([]string, error)
 	StreamAck(ctx context.Context, sink, tag string, raws []string) (bool, error)
@@ -51,6 +58,9 @@ type Store interface {
 // MaxBatch is the most records one delivery carries.
 const MaxBatch = 100
 
+// ReadBatch is the most records one read of a unit takes from Redis.
+const ReadBatch = 1000
+
 // Config tunes a relay; zero fields take the defaults.
 type Config struct {
 	// Content keeps text and location in the records; false leaves them out.
@@ -60,7 +70,8 @@ type Config struct {
 	// on, so the consumer sees the gap). 0: no bound.
 	MaxPending int64
 	LeaseTTL   time.Duration // a group's lease; default 10s
-	Poll       time.Duration // how often an idle group looks for records; default 100ms
+	Poll       time.Duration // how often an idle group looks for records; default 250ms
+	Linger     time.Duration // how long records gather after a read that was not full; default 250ms
 	MinBackoff time.Duration // first retry delay after a failed delivery; default 200ms
 	MaxBackoff time.Duration // longest retry delay; default 30s
 	Watch      time.Duration // how often the backlog is measured; default 2s
@@ -76,7 +87,8 @@ func (c Config) withDefaults() Config {
 		}
 	}
 	def(&c.LeaseTTL, 10*time.Second)
-	def(&c.Poll, 100*time.Millisecond)
+	def(&c.Poll, 250*time.Millisecond)
+	def(&c.Linger, 250*time.Millisecond)
 	def(&c.MinBackoff, 200*time.Millisecond)
 	def(&c.MaxBackoff, 30*time.Second)
 	def(&c.Watch, 2*time.Second)
@@ -92,7 +104,6 @@ type Relay struct {
 	log   *slog.Logger
 	token string
 	stats *stats
-	wake  chan struct{}
 	mu    sync.Mutex
 	fail  time.Time // the last failed delivery
 }
@@ -102,7 +113,7 @@ func New(sink Sink, store Store, cfg Config, log *slog.Logger) *Relay {
 	b := make([]byte, 8)
 	rand.Read(b)
 	return &Relay{sink: sink, store: store, cfg: cfg.withDefaults(), log: log.With("sink", sink.Name()),
-		token: hex.EncodeToString(b), stats: newStats(sink.Name()), wake: make(chan struct{}, 1)}
+		token: hex.EncodeToString(b), stats: newStats(sink.Name())}
 }
 
 // Name is the sink's name.
@@ -111,7 +122,7 @@ func (r *Relay) Name() string { return r.sink.Name() }
 // Run relays until ctx ends, then gives its leases back.
 func (r *Relay) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
-	for g := range state.StreamGroups {
+	for g := range r.store.StreamGroupCount() {
 		wg.Go(func() { r.group(ctx, g) })
 	}
 	wg.Go(func() { r.watch(ctx) })
@@ -134,7 +145,7 @@ func (r *Relay) group(ctx context.Context, g int) {
 			}
 			renewed = time.Now()
 		}
-		n, err := r.cycle(ctx, g)
+		n, full, err := r.cycle(ctx, g)
 		switch {
 		case err != nil && ctx.Err() == nil:
 			backoff = r.failed(g, err, backoff)
@@ -142,7 +153,10 @@ func (r *Relay) group(ctx context.Context, g int) {
 		case err != nil:
 		case n == 0:
 			backoff = 0
-			r.idle(ctx)
+			sleep(ctx, r.cfg.Poll)
+		case !full:
+			backoff = 0
+			sleep(ctx, r.cfg.Linger)
 		default:
 			backoff = 0
 		}
@@ -161,65 +175,64 @@ func (r *Relay) failed(g int, err error, last time.Duration) time.Duration {
 	return next/2 + mrand.N(next/2+1)
 }
 
-func (r *Relay) idle(ctx context.Context) {
-	t := time.NewTimer(r.cfg.Poll)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	case <-r.wake:
-	}
-}
-
-// Nudge makes an idle group look for records at once (a local commit kept
-// some); it never blocks.
-func (r *Relay) Nudge() {
-	select {
-	case r.wake <- struct{}{}:
-	default:
-	}
-}
-
 // cycle delivers what group g has waiting, unit by unit, and returns the
-// number of records delivered. It stops at the first failure: the unit's
-// records stay in Redis and are read again.
-func (r *Relay) cycle(ctx context.Context, g int) (int, error) {
+// number of records delivered and whether a unit had more than one read
+// takes. It stops at the first failure: the unit's undelivered records
+// stay in Redis and are read again.
+func (r *Relay) cycle(ctx context.Context, g int) (int, bool, error) {
 	units, err := r.store.StreamUnits(ctx, r.sink.Name(), g, 64)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
-	total := 0
+	total, full := 0, false
 	for _, tag := range units {
-		n, err := r.unit(ctx, tag)
-		total += n
+		n, more, err := r.unit(ctx, tag)
+		total, full = total+n, full || more
 		if err != nil {
-			return total, err
+			return total, full, err
 		}
 	}
-	return total, nil
+	return total, full, nil
 }
 
-// unit delivers one batch of a unit and removes it.
-func (r *Relay) unit(ctx context.Context, tag string) (int, error) {
-	raws, err := r.store.StreamRead(ctx, r.sink.Name(), tag, MaxBatch)
+// unit delivers what one read of a unit returns, in batches of MaxBatch,
+// and removes what the sink took: all of it, or on a failure the batches
+// before the failed one.
+func (r *Relay) unit(ctx context.Context, tag string) (int, bool, error) {
+	raws, err := r.store.StreamRead(ctx, r.sink.Name(), tag, ReadBatch)
 	if err != nil || len(raws) == 0 {
-		return 0, err
+		return 0, false, err
 	}
-	recs := r.decode(raws)
-	if len(recs) > 0 {
-		if err := r.sink.Deliver(ctx, recs); err != nil {
-			return 0, fmt.Errorf("deliver %d records: %w", len(recs), err)
-		}
+	taken, n, derr := r.deliver(ctx, raws)
+	if taken == 0 {
+		return 0, false, derr
 	}
-	ok, err := r.store.StreamAck(ctx, r.sink.Name(), tag, raws)
+	ok, err := r.store.StreamAck(ctx, r.sink.Name(), tag, raws[:taken])
 	if err != nil {
-		return 0, err // delivered, not removed: they go again (at least once)
+		return 0, false, errors.Join(derr, err) // delivered, not removed: they go again (at least once)
 	}
 	if !ok {
 		r.log.Info("stream unit trimmed by another relay meanwhile; reading it again", "unit", tag)
 	}
-	r.stats.add(len(recs))
-	return len(recs), nil
+	r.stats.add(n)
+	return n, len(raws) == ReadBatch, derr
+}
+
+// deliver hands raws to the sink in batches of MaxBatch and returns how
+// many of raws the sink took (a prefix), how many records that was, and
+// the failure that stopped it.
+func (r *Relay) deliver(ctx context.Context, raws []string) (taken, n int, err error) {
+	for taken < len(raws) {
+		chunk := raws[taken:min(taken+MaxBatch, len(raws))]
+		recs := r.decode(chunk)
+		if len(recs) > 0 {
+			if err := r.sink.Deliver(ctx, recs); err != nil {
+				return taken, n, fmt.Errorf("deliver %d records: %w", len(recs), err)
+			}
+		}
+		taken, n = taken+len(chunk), n+len(recs)
+	}
+	return taken, n, nil
 }
 
 // decode turns stored records into what the sink gets. A record that does

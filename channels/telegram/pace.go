@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels/pace"
 )
 
@@ -19,13 +18,13 @@ func (a *adapter) scope() string { return fmt.Sprintf("telegram:%d", a.botID) }
 // rules are the limits one message to t goes through, narrowest first: the
 // chat, its group (group and channel ids are negative), the whole bot. A
 // private chat without topics is sent to by its chat key's lease holder
-// alone, so its own limit is kept with the chat (own, from the engine)
+// alone, so its own limit is kept with the chat (t.pace, from the engine)
 // when there is one.
-func (a *adapter) rules(t target, own *botgw.SendPace) []pace.Rule {
+func (a *adapter) rules(t target) []pace.Rule {
 	s := a.scope()
 	chat := pace.Rule{Key: fmt.Sprintf("%s:chat:%d", s, t.chat), Limit: pace.PerSecond(a.cfg.rate(), a.cfg.burst())}
 	if t.chat > 0 && t.thread == 0 {
-		chat.Own = own
+		chat.Own = t.pace
 	}
 	rules := []pace.Rule{chat}
 	if t.chat < 0 {
@@ -40,7 +39,7 @@ func (a *adapter) rules(t target, own *botgw.SendPace) []pace.Rule {
 
 // paced waits for t's slots (and out any hold of the bot).
 func (a *adapter) paced(ctx context.Context, t target) error {
-	if err := a.pacer.Wait(ctx, []string{a.scope()}, a.rules(t, botgw.SendPaceFrom(ctx))...); err != nil {
+	if err := a.pacer.Wait(ctx, []string{a.scope()}, a.rules(t)...); err != nil {
 		return fmt.Errorf("wait for the send limits: %w", err)
 	}
 	return nil

@@ -30,6 +30,7 @@ type target struct {
 	chat    int64
 	thread  int
 	replyTo int
+	pace    *botgw.SendPace // the chat's own send pace (Outbound.Pace)
 }
 
 // parseTarget reads a chat key back: "<chat id>" or "<chat id>/<thread id>";
@@ -60,6 +61,7 @@ func (a *adapter) Send(ctx context.Context, m botgw.Outbound) error {
 	if err != nil {
 		return &botgw.PlatformError{Channel: Name, Permanent: true, Err: err}
 	}
+	t.pace = m.Pace
 	chunks := parts(markup.Telegram.Render(m.Text), m.Offer, t)
 	start := max(a.progress.Sent(m.ID), m.Sent)
 	if start == 0 && m.Meta[metaChatType] != string(models.ChatTypePrivate) {

@@ -21,3 +21,16 @@ func BenchmarkSend(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTyping is one typing signal (sendChatAction) to the fake Bot
+// API, as a turn waiting on the model sends it.
+func BenchmarkTyping(b *testing.B) {
+	ta := newTestAdapter(b, Config{}, "")
+	t := target{chat: 100}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := ta.sendTyping(b.Context(), t); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package telegram
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -138,15 +137,16 @@ func TestSendIsPacedPerChat(t *testing.T) {
 	}
 }
 
-// With the chat's own pace in the context (the engine keeps it with the
+// With the chat's own pace on the reply (the engine keeps it with the
 // chat), a private chat is paced on it, without Redis; a forum topic shares
 // its group's limits with the group's other topics, so it stays on Redis.
 func TestPrivateChatIsPacedOnItsOwnPace(t *testing.T) {
-	sendTwo := func(ta *testAdapter, ctx context.Context) (commands int) {
+	sendTwo := func(ta *testAdapter, own *botgw.SendPace) (commands int) {
 		t.Helper()
 		before := ta.clock.Commands()
 		for i := range 2 {
-			if err := ta.ch.Send(ctx, botgw.Outbound{Chat: botgw.ChatKey{Channel: Name, ID: "123456789"}, ID: fmt.Sprint(i), Text: "hi"}); err != nil {
+			m := botgw.Outbound{Chat: botgw.ChatKey{Channel: Name, ID: "123456789"}, ID: fmt.Sprint(i), Text: "hi", Pace: own}
+			if err := ta.ch.Send(t.Context(), m); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -155,10 +155,10 @@ func TestPrivateChatIsPacedOnItsOwnPace(t *testing.T) {
 		}
 		return ta.clock.Commands() - before
 	}
-	shared := sendTwo(newTestAdapter(t, Config{RatePerSecond: 0.5, Burst: 1}, ""), t.Context())
+	shared := sendTwo(newTestAdapter(t, Config{RatePerSecond: 0.5, Burst: 1}, ""), nil)
 	own := botgw.NewSendPace(time.Time{})
 	ta := newTestAdapter(t, Config{RatePerSecond: 0.5, Burst: 1}, "")
-	kept := sendTwo(ta, botgw.WithSendPace(t.Context(), own))
+	kept := sendTwo(ta, own)
 	if shared-kept < 2*4 { // redis_rate's script and its TIME, GET, SET
 		t.Errorf("two sends to a private chat made %d Redis commands on its own pace and %d without, want 8 fewer", kept, shared)
 	}
@@ -168,7 +168,7 @@ func TestPrivateChatIsPacedOnItsOwnPace(t *testing.T) {
 
 	topic := botgw.ChatKey{Channel: Name, ID: "-1001234567890/7"}
 	before := ta.clock.Commands()
-	if err := ta.ch.Send(botgw.WithSendPace(t.Context(), botgw.NewSendPace(time.Time{})), botgw.Outbound{Chat: topic, ID: "t", Text: "hi"}); err != nil {
+	if err := ta.ch.Send(t.Context(), botgw.Outbound{Chat: topic, ID: "t", Text: "hi", Pace: botgw.NewSendPace(time.Time{})}); err != nil {
 		t.Fatal(err)
 	}
 	if n := ta.clock.Commands() - before; n < 4 {

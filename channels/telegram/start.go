@@ -8,14 +8,9 @@ import (
 
 	"github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
-
-	"github.com/botgw/botgw"
 )
 
-const (
-	startTimeout = 20 * time.Second
-	typingEvery  = 4 * time.Second // Telegram shows "typing" for about 5 s
-)
+const startTimeout = 20 * time.Second
 
 // commands are the in-chat commands the engine answers (CONTRACT.md).
 var commands = []models.BotCommand{
@@ -72,39 +67,3 @@ func (a *adapter) setWebhook(ctx context.Context) error {
 
 // allowedUpdates are the update types the gateway asks Telegram for.
 var allowedUpdates = []string{"message", "edited_message", "callback_query"}
-
-// StartTyping shows "typing…" in the chat of in, renewed every 4 s, until
-// stop is called or ctx ends. stop waits for the renewal goroutine, so no
-// typing signal follows the reply.
-func (a *adapter) StartTyping(ctx context.Context, in botgw.Inbound) (stop func()) {
-	t, err := parseTarget(in.Chat)
-	if err != nil {
-		return func() {}
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		a.typing(ctx, t)
-	}()
-	return func() {
-		cancel()
-		<-done
-	}
-}
-
-func (a *adapter) typing(ctx context.Context, t target) {
-	tick := time.NewTicker(typingEvery)
-	defer tick.Stop()
-	p := &bot.SendChatActionParams{ChatID: t.chat, MessageThreadID: t.thread, Action: models.ChatActionTyping}
-	for {
-		if _, err := a.bot.SendChatAction(ctx, p); err != nil && ctx.Err() == nil {
-			a.log.Debug("telegram typing", "chat", t.key, "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-	}
-}

@@ -47,6 +47,7 @@ type adapter struct {
 	progress  channels.Progress
 	apiURL    string
 	poll      *http.Client
+	api       *http.Client  // the Bot API's client, shared with go-telegram/bot
 	files     *http.Client  // file downloads (media)
 	pollWait  time.Duration // long-poll timeout asked of getUpdates
 	// sleep waits d or until ctx ends; tests replace it to skip real waits.
@@ -98,6 +99,7 @@ func New(cfg Config, publicURL string, p *pace.Pacer, log *slog.Logger) (botgw.C
 		pacer:     p,
 		apiURL:    publicAPI,
 		poll:      &http.Client{},
+		api:       channels.HTTPClient(apiTimeout),
 		files:     channels.HTTPClient(apiTimeout),
 		pollWait:  30 * time.Second,
 		sleep:     channels.Sleep,
@@ -106,7 +108,7 @@ func New(cfg Config, publicURL string, p *pace.Pacer, log *slog.Logger) (botgw.C
 		a.apiURL = strings.TrimRight(cfg.APIURL, "/")
 	}
 	b, err := bot.New(cfg.Token, bot.WithSkipGetMe(), bot.WithServerURL(a.apiURL),
-		bot.WithHTTPClient(apiTimeout, channels.HTTPClient(apiTimeout)),
+		bot.WithHTTPClient(apiTimeout, a.api),
 		bot.WithErrorsHandler(func(err error) { a.log.Error("telegram library", "err", err) }))
 	if err != nil {
 		return nil, fmt.Errorf("telegram bot: %w", err)

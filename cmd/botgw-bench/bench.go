@@ -66,18 +66,27 @@ func gatewayPhase(ctx context.Context, st *state.Store, o options, trips *roundT
 		return phase{}, err
 	}
 	defer stopAPI()
+	stopSTT, err := startTranscription(&o)
+	if err != nil {
+		return phase{}, err
+	}
+	defer stopSTT()
 	gw, err := startGateway(ctx, st, apiURL, o)
 	if err != nil {
 		return phase{}, err
 	}
 	calls0, hasCalls := commandCalls(ctx, st.Client())
+	redis0, hasRedisCPU := redisCPU(ctx, st.Client())
 	trips0 := trips.n.Load()
+	cpu0 := processCPU()
 	stopProfile, err := startProfile(o.cpuProfile)
 	if err != nil {
 		return phase{}, err
 	}
 	s, wall, err := drive(ctx, gw.base+"/webhooks/telegram", o, api)
 	stopProfile()
+	cpu := processCPU() - cpu0
+	redis1, hasRedisCPU1 := redisCPU(ctx, st.Client())
 	idle := settledRSS() // every chat has been answered; the gateway still runs
 	gw.stop()            // waits for the last leases to be given back
 	if err != nil {
@@ -87,6 +96,10 @@ func gatewayPhase(ctx context.Context, st *state.Store, o options, trips *roundT
 	p.SettledRSSBytes = idle
 	turns := float64(len(s.e2e))
 	p.RoundTripsPerTurn = float64(trips.n.Load()-trips0) / turns
+	p.CPUPerTurn = toMS(time.Duration(float64(cpu) / turns))
+	if hasRedisCPU && hasRedisCPU1 {
+		p.RedisCPUPerTurn = toMS(time.Duration(float64(redis1-redis0) / turns))
+	}
 	if calls1, ok := commandCalls(ctx, st.Client()); ok && hasCalls {
 		p.CommandsPerTurn = float64(calls1-calls0-2) / turns // minus the two INFOs
 	}

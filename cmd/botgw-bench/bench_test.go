@@ -19,7 +19,8 @@ func TestBenchRunsBothPhasesOnTheEmbeddedRedis(t *testing.T) {
 	if r.Gateway.Requests != 12 || r.Ceiling.Requests != 12 {
 		t.Errorf("requests = %d gateway, %d ceiling; want 12 each", r.Gateway.Requests, r.Ceiling.Requests)
 	}
-	if r.Gateway.EndToEndP50 <= 0 || r.Gateway.RoundTripsPerTurn < 1 || r.StateBytes.Mean <= 0 || r.Ratio <= 0 {
+	if r.Gateway.EndToEndP50 <= 0 || r.Gateway.ReplyP99 < r.Gateway.EndToEndP50 || r.Gateway.CPUPerTurn <= 0 ||
+		r.Gateway.RoundTripsPerTurn < 1 || r.StateBytes.Mean <= 0 || r.Ratio <= 0 {
 		t.Errorf("gateway phase not measured: %+v, state %+v, ratio %v", r.Gateway, r.StateBytes, r.Ratio)
 	}
 }
@@ -29,7 +30,7 @@ func TestBenchTableAndRefusals(t *testing.T) {
 	if err := run([]string{"-redis", "embedded", "-chats", "1", "-messages", "1"}, &out); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"gateway (turns)", "ceiling (GET+SET)", "gateway/ceiling:", "peak RSS"} {
+	for _, want := range []string{"gateway (turns)", "ceiling (GET+SET)", "gateway/ceiling:", "peak RSS", "reply p99", "ms/turn"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, out.String())
 		}

@@ -38,9 +38,12 @@ func (b *botAPI) replies(chat string) chan time.Time {
 func (b *botAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	method, ok := strings.CutPrefix(r.URL.Path, "/bot"+benchToken+"/")
 	w.Header().Set("Content-Type", "application/json")
-	if !ok {
+	if !ok && !strings.HasPrefix(r.URL.Path, "/file/bot"+benchToken+"/") {
 		w.WriteHeader(http.StatusUnauthorized)
 		fmt.Fprint(w, `{"ok":false,"error_code":401,"description":"Unauthorized"}`)
+		return
+	}
+	if serveFiles(w, r, method) {
 		return
 	}
 	if method != "sendMessage" { // sendChatAction, setMyCommands, getMe

@@ -17,14 +17,18 @@ type samples struct {
 	ack    []time.Duration   // webhook answered
 	e2e    []time.Duration   // reply reached the fake Bot API
 	byTurn [][]time.Duration // e2e by the chat's turn number (0: its first message)
+	text   []time.Duration   // e2e of text messages (not photos or voice notes)
 }
 
-func (s *samples) add(turn int, ack, e2e time.Duration) {
+func (s *samples) add(turn int, ack, e2e time.Duration, text bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.ack = append(s.ack, ack)
 	if e2e > 0 {
 		s.e2e = append(s.e2e, e2e)
+		if text {
+			s.text = append(s.text, e2e)
+		}
 		for len(s.byTurn) <= turn {
 			s.byTurn = append(s.byTurn, nil)
 		}
@@ -66,12 +70,16 @@ func post(ctx context.Context, client *http.Client, url string, body []byte) (ti
 
 // driveChat plays one user: send a message, wait for the reply, repeat.
 // replies is nil in ceiling mode (no reply is awaited).
-func driveChat(ctx context.Context, client *http.Client, url string, c, msgs int, replies chan time.Time, s *samples) error {
+func driveChat(ctx context.Context, client *http.Client, url string, c int, o options, replies chan time.Time, s *samples) error {
+	msgs := o.messages
 	for m := range msgs {
 		id := int64(c)*int64(msgs) + int64(m) + 1
-		text := "Where is the next clue? I am at the clock tower, message " + strconv.Itoa(m)
+		body := update(id, chatID(c), m+1, "Where is the next clue? I am at the clock tower, message "+strconv.Itoa(m))
+		if isMedia(o, m) {
+			body = mediaUpdate(id, chatID(c), m+1)
+		}
 		start := time.Now()
-		ack, err := post(ctx, client, url, update(id, chatID(c), m+1, text))
+		ack, err := post(ctx, client, url, body)
 		if err != nil {
 			return fmt.Errorf("chat %d message %d: %w", c, m, err)
 		}
@@ -84,7 +92,7 @@ func driveChat(ctx context.Context, client *http.Client, url string, c, msgs int
 				return ctx.Err()
 			}
 		}
-		s.add(m, ack, e2e)
+		s.add(m, ack, e2e, !isMedia(o, m))
 	}
 	return nil
 }
@@ -109,7 +117,7 @@ func drive(ctx context.Context, url string, o options, api *botAPI) (*samples, t
 		if api != nil {
 			replies = api.replies(strconv.FormatInt(chatID(c), 10))
 		}
-		wg.Go(func() { errs <- driveChat(ctx, client, url, c, o.messages, replies, s) })
+		wg.Go(func() { errs <- driveChat(ctx, client, url, c, o, replies, s) })
 	}
 	wg.Wait()
 	close(errs)

@@ -47,10 +47,15 @@ func startGateway(ctx context.Context, st *state.Store, apiURL string, o options
 	if err != nil {
 		return nil, err
 	}
+	deps := convo.Deps{Store: st, Provider: prov, Compactor: comp, Channels: map[string]botgw.Channel{tg.Name(): tg},
+		Count: func(h []botgw.Message) int { return compaction.CountMessages(counter, h) }, Log: log}
+	if o.media {
+		if deps.Media, err = mediaReader(tg, o.sttURL); err != nil {
+			return nil, err
+		}
+	}
 	eng, err := convo.New(convo.Config{SystemPrompt: "You are the assistant of a location game.",
-		LeaseRenew: st.LeaseTTL() / 3},
-		convo.Deps{Store: st, Provider: prov, Compactor: comp, Channels: map[string]botgw.Channel{tg.Name(): tg},
-			Count: func(h []botgw.Message) int { return compaction.CountMessages(counter, h) }, Log: log})
+		LeaseRenew: st.LeaseTTL() / 3}, deps)
 	if err != nil {
 		return nil, err
 	}

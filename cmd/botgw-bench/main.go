@@ -27,6 +27,11 @@ type options struct {
 	timeout         time.Duration
 	json            bool
 	cpuProfile      string
+	// media makes one message in five a photo or a voice note (media.go);
+	// transcriptionLatency is the fake transcription server's answer time.
+	media                bool
+	transcriptionLatency time.Duration
+	sttURL               string // set while the bench runs
 }
 
 func main() {
@@ -67,6 +72,8 @@ func parseFlags(args []string) (options, error) {
 	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "bound on the whole run")
 	fs.BoolVar(&o.json, "json", false, "print the result as JSON")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the gateway phase to this file")
+	fs.BoolVar(&o.media, "media", false, "make one message in five a photo or a voice note")
+	fs.DurationVar(&o.transcriptionLatency, "transcription-latency", time.Second, "latency of the fake transcription server (-media)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -53,6 +54,28 @@ func commandCalls(ctx context.Context, rc redis.UniversalClient) (calls int64, o
 		calls, ok = calls+n, true
 	}
 	return calls, ok
+}
+
+// redisCPU is the CPU time Redis has used (INFO cpu: used_cpu_sys +
+// used_cpu_user); ok is false where INFO has no such section (the embedded
+// Redis).
+func redisCPU(ctx context.Context, rc redis.UniversalClient) (cpu time.Duration, ok bool) {
+	info, err := rc.Info(ctx, "cpu").Result()
+	if err != nil {
+		return 0, false
+	}
+	sc := bufio.NewScanner(strings.NewReader(info))
+	for sc.Scan() {
+		k, v, _ := strings.Cut(strings.TrimSpace(sc.Text()), ":")
+		if k == "used_cpu_sys" || k == "used_cpu_user" {
+			secs, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return 0, false
+			}
+			cpu, ok = cpu+time.Duration(secs*float64(time.Second)), true
+		}
+	}
+	return cpu, ok
 }
 
 // peakRSS is the process's high-water resident set (VmHWM), in bytes; 0

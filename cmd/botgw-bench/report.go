@@ -23,14 +23,27 @@ type result struct {
 
 // phase is one driven run: turns (or requests) per second and latencies.
 type phase struct {
-	Requests          int     `json:"requests"`
-	PerSecond         float64 `json:"per_second"`
-	AckP50            ms      `json:"ack_p50_ms"`
-	AckP99            ms      `json:"ack_p99_ms"`
-	EndToEndP50       ms      `json:"e2e_p50_ms,omitzero"` // minus the provider's latency
-	EndToEndP99       ms      `json:"e2e_p99_ms,omitzero"`
+	Requests    int     `json:"requests"`
+	PerSecond   float64 `json:"per_second"`
+	AckP50      ms      `json:"ack_p50_ms"`
+	AckP99      ms      `json:"ack_p99_ms"`
+	EndToEndP50 ms      `json:"e2e_p50_ms,omitzero"` // minus the provider's latency
+	EndToEndP99 ms      `json:"e2e_p99_ms,omitzero"`
+	// TextP99 is the reply latency p99 of text messages only (webhook POST
+	// to sendMessage, the provider's latency included): with -media, what
+	// photos and voice notes cost the chats' text turns.
+	TextP99           ms      `json:"text_reply_p99_ms,omitzero"`
 	RoundTripsPerTurn float64 `json:"redis_round_trips_per_turn"`
 	CommandsPerTurn   float64 `json:"redis_commands_per_turn,omitzero"` // INFO commandstats, scripts' calls included
+	// ReplyP99 is the reply latency's 99th percentile over every turn,
+	// from the webhook POST to sendMessage, the provider's latency included.
+	ReplyP99 ms `json:"reply_p99_ms,omitzero"`
+	// CPUPerTurn is this process's CPU time (user + system) per turn while
+	// the chats were driven: the gateway, the driver and the fake Bot API,
+	// which share the process. RedisCPUPerTurn is Redis's (INFO cpu; not
+	// measured on the embedded Redis).
+	CPUPerTurn      ms `json:"cpu_ms_per_turn,omitzero"`
+	RedisCPUPerTurn ms `json:"redis_cpu_ms_per_turn,omitzero"`
 	// SettledRSSBytes is the process's RSS once every chat was answered
 	// (after a GC), with the gateway still running: what idle chats cost.
 	SettledRSSBytes int64 `json:"settled_rss_bytes,omitzero"`
@@ -78,7 +91,11 @@ type ms float64
 func toMS(d time.Duration) ms { return ms(float64(d) / float64(time.Millisecond)) }
 
 func (o options) summary() string {
-	return fmt.Sprintf("%d chats × %d messages, provider latency %s, model %s", o.chats, o.messages, o.providerLatency, o.model)
+	mix := "text only"
+	if o.media {
+		mix = fmt.Sprintf("one message in five a photo or a voice note, transcription %s", o.transcriptionLatency)
+	}
+	return fmt.Sprintf("%d chats × %d messages, provider latency %s, model %s, %s", o.chats, o.messages, o.providerLatency, o.model, mix)
 }
 
 func summarize(s *samples, wall, provider time.Duration) phase {
@@ -87,7 +104,9 @@ func summarize(s *samples, wall, provider time.Duration) phase {
 	if len(s.e2e) > 0 {
 		p.EndToEndP50 = toMS(quantile(s.e2e, .5) - provider)
 		p.EndToEndP99 = toMS(quantile(s.e2e, .99) - provider)
+		p.ReplyP99 = toMS(quantile(s.e2e, .99))
 		p.ReplyByTurn = byTurn(s.byTurn)
+		p.TextP99 = toMS(quantile(s.text, .99))
 	}
 	return p
 }
@@ -126,6 +145,10 @@ func writeTable(w io.Writer, r result) {
 		}
 		fmt.Fprintln(w)
 	}
+	g := r.Gateway
+	fmt.Fprintf(w, "\nturns/s %.0f   reply p99 %.0f ms   CPU %.2f ms/turn (gateway, driver and fake Bot API)   Redis %s cmds/turn, %s CPU ms/turn\n",
+		g.PerSecond, g.ReplyP99, g.CPUPerTurn, orDash(g.CommandsPerTurn, "%.1f"), orDash(float64(g.RedisCPUPerTurn), "%.3f"))
+	fmt.Fprintf(w, "text turns' reply p99 (provider included): %.0f ms\n", r.Gateway.TextP99)
 	fmt.Fprintf(w, "\ngateway/ceiling: %.2f   state per chat: %.0f B mean, %d B max   peak RSS: %.0f MiB   RSS with every chat idle: %.0f MiB\n",
 		r.Ratio, r.StateBytes.Mean, r.StateBytes.Max, float64(r.PeakRSSBytes)/(1<<20), float64(r.Gateway.SettledRSSBytes)/(1<<20))
 }

@@ -110,8 +110,11 @@ function renderMessage(m) {
   const meta = el("span", "meta", label + (when ? " · " + when : ""));
   if (m.operator) meta.append(" · ", el("b", "", "operator " + m.operator));
   if (m.tap) meta.append(" · ", el("b", "tap", "tapped"));
+  if (m.media) meta.append(" · ", el("b", "media", mediaLabels[m.media] || m.media));
   const div = el("div", "msg " + m.role, meta);
-  if (m.text) div.append(m.text);
+  const text = m.media ? withoutMarker(m.text || "") : m.text;
+  if (text) div.append(text);
+  if (m.location) div.append(" ", mapLink(m.location));
   if (m.choices && m.choices.length) {
     const row = el("div", "choices");
     for (const c of m.choices) row.append(el("span", "choice", c));
@@ -122,6 +125,32 @@ function renderMessage(m) {
     div.append(el("div", tc.error ? "tool failed" : "tool", "↳ " + tc.name + "(" + tc.arguments + ") → " + outcome));
   }
   return div;
+}
+
+// mediaLabels are the compact labels of what a player sent besides text.
+const mediaLabels = { photo: "📷 photo", voice: "🎙 voice note" };
+
+// withoutMarker drops the "[photo]" or "[voice note]" marker the label
+// stands for, keeping the caption or transcript.
+function withoutMarker(text) {
+  return text.replace(/^\[(photo|voice note)\]\s*/, "");
+}
+
+// degrees is a coordinate with at least 5 decimals, as the gateway writes it.
+function degrees(v) {
+  const s = String(v);
+  return (s.split(".")[1] || "").length >= 5 ? s : v.toFixed(5);
+}
+
+// mapLink links a shared position on OpenStreetMap.
+function mapLink(loc) {
+  const lat = Number(loc.latitude), lon = Number(loc.longitude);
+  if (!Number.isFinite(lat) || !Number.isFinite(lon)) return "";
+  const a = el("a", "map", "📍 map");
+  a.href = `https://www.openstreetmap.org/?mlat=${degrees(lat)}&mlon=${degrees(lon)}#map=17/${degrees(lat)}/${degrees(lon)}`;
+  a.target = "_blank";
+  a.rel = "noopener noreferrer";
+  return a;
 }
 
 function renderList(id, messages, empty) {

@@ -37,6 +37,8 @@ type receiver struct {
 	batches []int
 	down    atomic.Bool
 	bad     atomic.Int64 // requests whose signature did not verify
+	failAt  atomic.Int64 // the signed request (counted from 1) to refuse once; 0: none
+	signed  atomic.Int64
 }
 
 func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -50,7 +52,7 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad signature", http.StatusUnauthorized)
 		return
 	}
-	if rc.down.Load() {
+	if rc.down.Load() || rc.signed.Add(1) == rc.failAt.Load() {
 		http.Error(w, "down", http.StatusServiceUnavailable)
 		return
 	}
@@ -76,6 +78,14 @@ func (rc *receiver) records(chat string) []botgw.StreamRecord {
 }
 
 func setup(t *testing.T, content bool) (*state.Store, *receiver, *stream.Relay) {
+	store, rc, relay, start := newRig(t, content)
+	start()
+	return store, rc, relay
+}
+
+// newRig builds a store, a receiver and a relay to it; start runs the
+// relay until the test ends.
+func newRig(t *testing.T, content bool) (*state.Store, *receiver, *stream.Relay, func()) {
 	m := miniredis.RunT(t)
 	store := state.New(redis.NewClient(&redis.Options{Addr: m.Addr()}), "", state.Options{Stream: state.StreamOptions{Sinks: []string{"webhook"}}})
 	t.Cleanup(func() { store.Close() })
@@ -84,11 +94,13 @@ func setup(t *testing.T, content bool) (*state.Store, *receiver, *stream.Relay) 
 	t.Cleanup(srv.Close)
 	sink := webhook.New(webhook.Config{URL: srv.URL, Secret: secret}, nil)
 	relay := stream.New(sink, store, stream.Config{Content: content, Poll: 5 * time.Millisecond, MinBackoff: 5 * time.Millisecond, MaxBackoff: 20 * time.Millisecond}, slog.New(slog.DiscardHandler))
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Go(func() { relay.Run(ctx) })
-	t.Cleanup(func() { cancel(); wg.Wait() })
-	return store, rc, relay
+	start := func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		wg.Go(func() { relay.Run(ctx) })
+		t.Cleanup(func() { cancel(); wg.Wait() })
+	}
+	return store, rc, relay, start
 }
 
 func commit(t *testing.T, s *state.Store, k botgw.ChatKey, recs ...botgw.StreamRecord) {
@@ -189,5 +201,29 @@ func TestWebhookContentOff(t *testing.T) {
 	r := rc.records(k.String())[0]
 	if r.Text != "" || r.Location != nil || r.Action != botgw.ActionLocation || r.AgentID != "user:7" {
 		t.Fatalf("record with content off = %+v; want no text or location, the rest kept", r)
+	}
+}
+
+// TestWebhookRetriesOnlyWhatFailed has the relay find 250 records of one
+// chat at once (one read, three POSTs) and the receiver refuse the second
+// POST once: the first hundred are not sent again, and every record
+// arrives exactly once, in seq order.
+func TestWebhookRetriesOnlyWhatFailed(t *testing.T) {
+	store, rc, _, start := newRig(t, true)
+	k := botgw.ChatKey{Channel: "test", ID: "burst"}
+	for i := range 250 {
+		commit(t, store, k, message(k, fmt.Sprintf("m%d", i+1)))
+	}
+	rc.failAt.Store(2)
+	start()
+	await(t, "all 250 records", func() bool { return len(dedupe(rc.records(k.String()))) >= 250 })
+	got := rc.records(k.String())
+	for i, r := range got {
+		if r.Seq != int64(i+1) {
+			t.Fatalf("record %d of %d arrived has seq %d: each record once, in order, wanted", i, len(got), r.Seq)
+		}
+	}
+	if len(got) != 250 {
+		t.Fatalf("%d records arrived, want 250 (acknowledged batches sent again?)", len(got))
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/botgw/botgw/channels/web"
 	"github.com/botgw/botgw/compaction"
 	"github.com/botgw/botgw/convo"
+	"github.com/botgw/botgw/convo/limits"
 	"github.com/botgw/botgw/convo/tools"
 	"github.com/botgw/botgw/state"
 )
@@ -138,7 +139,7 @@ func DefaultConfig() Config {
 		State:        StateConfig{TTL: 24 * time.Hour},
 		SystemPrompt: "You are the friendly assistant of a location game. Answer briefly and kindly.",
 		Provider:     ProviderConfig{Timeout: 60 * time.Second},
-		Limits:       LimitsConfig{MaxInputChars: convo.DefaultMaxInputChars},
+		Limits:       LimitsConfig{MaxInputChars: limits.DefaultMaxInputChars},
 		Compaction:   compaction.Config{}, // compaction's own defaults: token_budget, 4000 tokens
 		Channels:     ChannelsConfig{Web: &web.Config{}},
 		Admin:        AdminConfig{TakeoverTTL: 30 * time.Minute, DeadLetterTTL: 7 * 24 * time.Hour, DeliveryAttempts: 5},

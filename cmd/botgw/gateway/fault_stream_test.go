@@ -22,16 +22,21 @@ import (
 const streamSecret = "fault-stream-secret"
 
 // streamReceiver is the game's stream endpoint: it verifies each batch's
-// signature, refuses everything while down, and keeps what it acknowledged.
+// signature, refuses everything while down, and keeps what it took. While
+// hold is set it takes nothing and answers only when the sender hangs up
+// (a batch in flight that the sender must send again), signalling held.
 type streamReceiver struct {
 	mu   sync.Mutex
 	got  map[string][]botgw.StreamRecord
+	raw  []byte // every body it took
 	down atomic.Bool
 	bad  atomic.Int64
+	hold atomic.Bool
+	held chan struct{}
 }
 
 func newStreamReceiver(t *testing.T) (*streamReceiver, string) {
-	rc := &streamReceiver{got: map[string][]botgw.StreamRecord{}}
+	rc := &streamReceiver{got: map[string][]botgw.StreamRecord{}, held: make(chan struct{}, 1)}
 	srv := httptest.NewServer(rc)
 	t.Cleanup(srv.Close)
 	return rc, srv.URL
@@ -55,20 +60,34 @@ func (rc *streamReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusBadRequest)
 		return
 	}
+	if rc.hold.Load() {
+		select {
+		case rc.held <- struct{}{}:
+		default:
+		}
+		<-r.Context().Done()
+		return
+	}
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
+	rc.raw = append(rc.raw, body...)
 	for _, rec := range batch.Records {
 		rc.got[rec.ConversationID] = append(rc.got[rec.ConversationID], rec)
 	}
+}
+
+// records are the records of chat the receiver took, as they came.
+func (rc *streamReceiver) records(chat int64) []botgw.StreamRecord {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return slices.Clone(rc.got[fmt.Sprintf("telegram:%d", chat)])
 }
 
 // check verifies one chat's records: each id the same record on every
 // delivery, first sightings in seq order 1..n without gaps, the player's
 // messages in the order sent. It reports whether all of them arrived.
 func (rc *streamReceiver) check(t *testing.T, chat int64, lines []string) bool {
-	rc.mu.Lock()
-	recs := slices.Clone(rc.got[fmt.Sprintf("telegram:%d", chat)])
-	rc.mu.Unlock()
+	recs := rc.records(chat)
 	var firsts []botgw.StreamRecord
 	for _, r := range recs {
 		switch {
@@ -93,15 +112,34 @@ func (rc *streamReceiver) check(t *testing.T, chat int64, lines []string) bool {
 }
 
 // TestFaultStreamInOrderAcrossKillAndOutage runs two replicas with a
-// webhook sink; the receiver goes down, a replica is killed (-9) and
-// restarted meanwhile. Once the receiver is back every record arrives, each
-// chat's in seq order without gaps, signed.
+// webhook sink, on a single Redis and on a Redis Cluster of three masters.
+// Both replicas are killed (-9) while a batch is in flight and restarted;
+// then the receiver goes down, and a replica is killed and restarted
+// meanwhile. Once the receiver is back every record arrives, each chat's
+// in seq order without gaps, signed.
 func TestFaultStreamInOrderAcrossKillAndOutage(t *testing.T) {
+	eachTarget(t, testStreamAcrossKillAndOutage)
+}
+
+func testStreamAcrossKillAndOutage(t *testing.T, target redisTarget) {
 	rc, url := newStreamReceiver(t)
 	extra := fmt.Sprintf("stream: {webhook: {url: %q, secret: %s}}\n", url, streamSecret)
-	sc := newScenario(t, sharedRedis(t), 2, func(c string) string { return c + extra })
+	sc := newScenario(t, target, 2, func(c string) string { return c + extra })
 	chats, per := chatIDs(6), 6
+	rc.hold.Store(true)
 	sc.traffic(chats, per/2, 6, 0)
+	select {
+	case <-rc.held:
+	case <-time.After(60 * time.Second):
+		t.Fatal("no stream batch reached the receiver within 60s")
+	}
+	for _, r := range sc.replicas { // the relay holding the batch dies mid-delivery
+		r.kill(t)
+	}
+	rc.hold.Store(false)
+	for _, r := range sc.replicas {
+		r.start(t)
+	}
 	rc.down.Store(true)
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -150,4 +188,57 @@ func streamPending(t *testing.T, base string) int64 {
 		t.Fatalf("GET /v1/admin/stream: %v %+v", err, v)
 	}
 	return v.Sinks[0].Pending
+}
+
+// tgLocation is a private-chat location update from user (and chat) chat.
+func tgLocation(chat int64, msgID int, lat, lon float64) string {
+	b, _ := json.Marshal(map[string]any{
+		"update_id": chat*100 + int64(msgID),
+		"message": map[string]any{
+			"message_id": msgID, "date": 1732270000,
+			"location": map[string]any{"latitude": lat, "longitude": lon},
+			"from":     map[string]any{"id": chat, "is_bot": false, "first_name": "Player"},
+			"chat":     map[string]any{"id": chat, "type": "private", "first_name": "Player"},
+		},
+	})
+	return string(b)
+}
+
+// TestStreamContentOffOnTheBinary runs the built gateway with
+// stream.webhook.content false: a player's text and a shared location make
+// records with their action, agent and seq, and neither the text, the
+// location nor the assistant's answers reach the receiver.
+func TestStreamContentOffOnTheBinary(t *testing.T) {
+	rc, url := newStreamReceiver(t)
+	extra := fmt.Sprintf("stream: {webhook: {url: %q, secret: %s, content: false}}\n", url, streamSecret)
+	sc := newScenario(t, sharedRedis(t), 1, func(c string) string { return c + extra })
+	chat := chatIDs(1)[0]
+	deliver(t, sc.replicas, 0, tgText(chat, 1, "I am at the old bridge"))
+	sc.answered(1)
+	deliver(t, sc.replicas, 0, tgLocation(chat, 2, 53.99212, -1.54181))
+	sc.answered(1)
+	var got []string
+	waitUntil(t, 60*time.Second, func() bool {
+		got = got[:0]
+		for i, r := range rc.records(chat) {
+			if r.Seq != int64(i+1) || r.Text != "" || r.Location != nil {
+				t.Fatalf("record %d = %+v: want seq %d, no text, no location", i, r, i+1)
+			}
+			got = append(got, r.AgentID+" "+r.Action)
+		}
+		return len(got) >= 4
+	})
+	user := fmt.Sprintf("user:%d", chat)
+	want := []string{user + " message", "botgw reply", user + " location", "botgw reply"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("records %q, want %q", got, want)
+	}
+	rc.mu.Lock()
+	raw := string(rc.raw)
+	rc.mu.Unlock()
+	for _, leak := range []string{"old bridge", "53.99", "latitude", `"text"`} {
+		if strings.Contains(raw, leak) {
+			t.Fatalf("the stream carried %q with content off: %s", leak, raw)
+		}
+	}
 }

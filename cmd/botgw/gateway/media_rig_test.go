@@ -22,6 +22,24 @@ type transcriptionAPI struct {
 	URL   string
 	mu    sync.Mutex
 	calls []transcriptionCall
+	held  chan struct{} // set: calls wait, after they are counted, until release
+}
+
+// hold makes the next calls wait until release or until the client goes
+// away (a gateway killed mid-transcription).
+func (f *transcriptionAPI) hold() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.held = make(chan struct{})
+}
+
+func (f *transcriptionAPI) release() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.held != nil {
+		close(f.held)
+		f.held = nil
+	}
 }
 
 type transcriptionCall struct {
@@ -33,6 +51,7 @@ func newTranscriptionAPI(t *testing.T) *transcriptionAPI {
 	f := &transcriptionAPI{}
 	srv := httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(srv.Close)
+	t.Cleanup(f.release) // before the server closes: cleanups run last first
 	f.URL = srv.URL + "/v1"
 	return f
 }
@@ -53,7 +72,15 @@ func (f *transcriptionAPI) serve(w http.ResponseWriter, r *http.Request) {
 	audio, _ := io.ReadAll(file)
 	f.mu.Lock()
 	f.calls = append(f.calls, transcriptionCall{Model: form.Value["model"][0], FileName: fh.Filename, Bytes: len(audio)})
+	held := f.held
 	f.mu.Unlock()
+	if held != nil {
+		select {
+		case <-held:
+		case <-r.Context().Done():
+			return
+		}
+	}
 	w.Header().Set("Content-Type", "application/json")
 	if bytes.Contains(audio, []byte("FAIL")) {
 		w.WriteHeader(http.StatusInternalServerError)

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/botgw/botgw/convo"
+	"github.com/botgw/botgw/convo/limits"
 	"github.com/botgw/botgw/convo/tools"
 )
 
@@ -21,7 +22,7 @@ func buildTools(decl []tools.Config, log *slog.Logger) (convo.Tools, error) {
 }
 
 // engine maps the limits config onto the engine's.
-func (l LimitsConfig) engine() convo.Limits {
-	return convo.Limits{DailyTokens: l.DailyTokensPerChat, TurnsPerMinute: l.TurnsPerMinutePerChat,
+func (l LimitsConfig) engine() limits.Config {
+	return limits.Config{DailyTokens: l.DailyTokensPerChat, TurnsPerMinute: l.TurnsPerMinutePerChat,
 		DailyNotice: l.DailyTokensReply, MaxInputChars: l.MaxInputChars, CutNotice: l.CutNotice}
 }
