@@ -1,6 +1,8 @@
 package channels
 
 import (
+	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -124,5 +126,41 @@ func BenchmarkTelegramSendMessage(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// A platform API that stops answering mid-request does not hold a send
+// forever: the client ends the request, its answer's body included, after
+// its timeout.
+func TestPlatformClientEndsAHungRequest(t *testing.T) {
+	hang := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/body" {
+			io.WriteString(w, `{"ok":`)
+			w.(http.Flusher).Flush()
+		}
+		<-hang
+	}))
+	defer srv.Close()
+	defer close(hang) // before Close, which waits for the handlers
+	client := HTTPClient(200 * time.Millisecond)
+	for _, path := range []string{"/headers", "/body"} {
+		done := make(chan error, 1)
+		go func() {
+			resp, err := client.Get(srv.URL + path)
+			if err == nil {
+				_, err = io.ReadAll(resp.Body)
+				resp.Body.Close()
+			}
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("%s: hung request ended with %v, want its deadline", path, err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s: a hung request never ended", path)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/internal/wait"
 )
 
 // settled waits until chat k has no pending input and no undelivered reply.
@@ -14,7 +15,7 @@ import (
 // what was sent without waiting for something to not happen.
 func settled(t *testing.T, st botgw.Store, k botgw.ChatKey) {
 	t.Helper()
-	waitFor(t, func() bool {
+	wait.Eventually(t, "the condition", func() bool {
 		info, err := st.Info(context.Background(), k)
 		return err == nil && info.Pending == 0 && info.Outbox == 0 && info.Version > 0
 	})
@@ -23,7 +24,7 @@ func settled(t *testing.T, st botgw.Store, k botgw.ChatKey) {
 // expired waits until chat k's state is gone from the store.
 func expired(t *testing.T, st botgw.Store, k botgw.ChatKey) {
 	t.Helper()
-	waitFor(t, func() bool {
+	wait.Eventually(t, "the condition", func() bool {
 		_, err := st.Info(context.Background(), k)
 		return errors.Is(err, botgw.ErrNotFound)
 	})

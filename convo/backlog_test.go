@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/internal/wait"
 	"github.com/botgw/botgw/providers/fake"
 )
 
@@ -22,7 +23,7 @@ func TestBacklogStoredThenAnsweredOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, func() bool {
+	wait.Eventually(t, "the condition", func() bool {
 		info, err := r.store.Info(ctx, testChat)
 		return err == nil && info.Blob != nil && strings.Count(strings.Join(userTextsOf(t, r), "\n"), "question") == 2
 	})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/internal/wait"
 	"github.com/botgw/botgw/providers/fake"
 )
 
@@ -36,7 +37,7 @@ func TestLocationPinAndLiveUpdates(t *testing.T) {
 	if err := r.eng.Handle(ctx, pinInbound("p1@2", 53.99301, -1.54012, botgw.KindLocation)); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return strings.Contains(locationEvents(history(t, st, testChat)), "53.99301") })
+	wait.Eventually(t, "the condition", func() bool { return strings.Contains(locationEvents(history(t, st, testChat)), "53.99301") })
 	if n := len(prov.Requests()); n != 1 {
 		t.Fatalf("the live update called the model: %d requests, want 1", n)
 	}

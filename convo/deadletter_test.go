@@ -12,6 +12,7 @@ import (
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/convo/audit"
 	"github.com/botgw/botgw/convo/operator"
+	"github.com/botgw/botgw/internal/wait"
 	"github.com/botgw/botgw/providers/fake"
 	"github.com/botgw/botgw/state"
 )
@@ -90,7 +91,7 @@ func TestRefusedReplyIsDeadLetteredRetriedOnceAndDiscarded(t *testing.T) {
 		if err := eng.Handle(ctx, botgw.Inbound{Chat: testChat, ID: msgID(i), Text: text}); err != nil {
 			t.Fatal(err)
 		}
-		awaitCond(t, 5*time.Second, "a dead letter", func() bool { return len(deadList(t, st)) == i+1 })
+		wait.Eventually(t, "a dead letter", func() bool { return len(deadList(t, st)) == i+1 })
 	}
 	dls := deadList(t, st)
 	if d := dls[0]; d.Kind != "reply" || d.Chat != "test:player1" || !strings.Contains(d.Reason, "chat not found") || d.Text == "" || d.Reply == nil {
@@ -109,7 +110,7 @@ func TestRefusedReplyIsDeadLetteredRetriedOnceAndDiscarded(t *testing.T) {
 	if err := op.RetryDeadLetter(ctx, dls[1].ID, "admin-api (Kim)"); !errors.Is(err, botgw.ErrNotFound) {
 		t.Errorf("second retry of the same dead letter: %v, want not found", err)
 	}
-	awaitCond(t, 5*time.Second, "the retried reply delivered", func() bool { return len(ch.got()) == 1 })
+	wait.Eventually(t, "the retried reply delivered", func() bool { return len(ch.got()) == 1 })
 	if got := ch.got()[0]; got.Text != dls[1].Text {
 		t.Errorf("retried reply = %q, want %q", got.Text, dls[1].Text)
 	}
@@ -134,7 +135,7 @@ func TestRefusedReplyIsDeadLetteredRetriedOnceAndDiscarded(t *testing.T) {
 	if err := eng.Handle(ctx, botgw.Inbound{Chat: testChat, ID: "after", Text: "thanks"}); err != nil {
 		t.Fatal(err)
 	}
-	awaitCond(t, 5*time.Second, "the next reply", func() bool { return len(ch.got()) >= 2 })
+	wait.Eventually(t, "the next reply", func() bool { return len(ch.got()) >= 2 })
 	if n := len(ch.got()); n != 2 {
 		t.Errorf("sends after the retry and one more message: %d, want 2 (the retried reply once)", n)
 	}
@@ -150,12 +151,12 @@ func TestReplyFailingPastItsBudgetIsDeadLettered(t *testing.T) {
 	if err := eng.Handle(context.Background(), botgw.Inbound{Chat: testChat, ID: "m1", Text: "hi"}); err != nil {
 		t.Fatal(err)
 	}
-	awaitCond(t, 15*time.Second, "a dead letter", func() bool { return len(deadList(t, st)) == 1 })
+	wait.Eventually(t, "a dead letter", func() bool { return len(deadList(t, st)) == 1 })
 	d := deadList(t, st)[0]
 	if d.Attempts != 1 || !strings.Contains(d.Reason, "still failing after 1 delivery rounds") {
 		t.Errorf("dead letter = %+v", d)
 	}
-	awaitCond(t, 5*time.Second, "the outbox emptied", func() bool {
+	wait.Eventually(t, "the outbox emptied", func() bool {
 		info, err := st.Info(context.Background(), testChat)
 		return err == nil && info.Outbox == 0
 	})

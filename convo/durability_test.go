@@ -4,23 +4,21 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/botgw/botgw/internal/wait"
 	"github.com/botgw/botgw/providers/fake"
 	"github.com/botgw/botgw/state"
+	"github.com/botgw/botgw/state/redistest"
 )
 
 // openShared opens n stores (n replicas) on one real Redis under one prefix.
 func openShared(t *testing.T, n int, opts state.Options) []*state.Store {
 	t.Helper()
-	url := os.Getenv("BOTGW_TEST_REDIS_URL")
-	if url == "" {
-		t.Skip("BOTGW_TEST_REDIS_URL not set: skipping real-Redis test")
-	}
+	url := redistest.URL(t)
 	cfg := state.Config{URL: url, KeyPrefix: "botgwtest-" + randomHex()}
 	var out []*state.Store
 	for range n {
@@ -52,7 +50,7 @@ func TestPendingInputSurvivesARestart(t *testing.T) {
 	prov1.Block() // never answers: the first engine dies mid-turn
 	r1 := newRig(t, stores[0], prov1, Config{})
 	r1.say(t, testChat, "1", "remember me")
-	waitFor(t, func() bool { return len(prov1.Requests()) == 1 })
+	wait.Eventually(t, "the condition", func() bool { return len(prov1.Requests()) == 1 })
 	r1.stop()
 
 	r2 := newRig(t, stores[1], fake.New(), Config{})
@@ -67,7 +65,7 @@ func TestCommittedReplyIsDeliveredAfterARestart(t *testing.T) {
 	r1 := newRig(t, stores[0], fake.New(), Config{})
 	r1.ch.FailNext(1000) // the platform is down for the first replica
 	r1.say(t, testChat, "1", "hello")
-	waitFor(t, func() bool {
+	wait.Eventually(t, "the condition", func() bool {
 		info, err := stores[0].Info(context.Background(), testChat)
 		return err == nil && info.Version == 1 && info.Outbox == 1
 	})
@@ -98,7 +96,7 @@ func TestTwoReplicasKeepOneChatInOrder(t *testing.T) {
 		}
 		r.say(t, testChat, msgID(i), text)
 	}
-	waitFor(t, func() bool {
+	wait.Eventually(t, "the condition", func() bool {
 		info, err := stores[0].Info(context.Background(), testChat)
 		return err == nil && info.Pending == 0 && info.Outbox == 0 && info.Version > 0
 	})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/convo/codec"
+	"github.com/botgw/botgw/internal/wait"
 	"github.com/botgw/botgw/providers/fake"
 )
 
@@ -51,7 +52,7 @@ func TestBurstOfMessagesIsOneTurn(t *testing.T) {
 	r := newRig(t, openStore(t, false, fastStore), prov, Config{})
 	release := prov.Block()
 	r.say(t, testChat, "a", "first")
-	waitFor(t, func() bool { return len(prov.Requests()) == 1 })
+	wait.Eventually(t, "the condition", func() bool { return len(prov.Requests()) == 1 })
 	for i, text := range []string{"I'm at", "the theatre", "now"} {
 		r.say(t, testChat, fmt.Sprint("b", i), text)
 	}
@@ -152,11 +153,6 @@ func putBlob(t *testing.T, st botgw.Store, k botgw.ChatKey, blob []byte) {
 	}
 }
 
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	awaitCond(t, 5*time.Second, "the condition", cond)
-}
-
 // standby is a channel whose session another replica holds.
 type standby struct {
 	botgw.Channel
@@ -175,7 +171,7 @@ func TestTurnsRunOnlyWhereTheSessionIsHeld(t *testing.T) {
 	}))
 	r.say(t, testChat, "1", "hello")
 	// the worker and then the poller each asked and were told no
-	waitFor(t, func() bool { return sb.asked.Load() >= 2 })
+	wait.Eventually(t, "the condition", func() bool { return sb.asked.Load() >= 2 })
 	if len(r.ch.Sent()) != 0 || len(r.prov.Requests()) != 0 {
 		t.Fatal("a replica without the session ran the turn")
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botgw/botgw/internal/wait"
 	"github.com/botgw/botgw/providers/fake"
 )
 
@@ -14,7 +15,7 @@ func TestEventDuringATurnIsContextOfTheNextTurn(t *testing.T) {
 	r := newRig(t, openStore(t, false, fastStore), prov, Config{})
 	release := prov.Block()
 	r.say(t, testChat, "1", "I am walking to the theatre")
-	waitFor(t, func() bool { return len(prov.Requests()) == 1 })
+	wait.Eventually(t, "the condition", func() bool { return len(prov.Requests()) == 1 })
 	if err := r.eng.Handle(context.Background(), event(testChat, "e1", "location", "User reached Harrogate Theatre", false)); err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +53,7 @@ func TestEventsKeepTheirPlaceAmongUserMessages(t *testing.T) {
 	ctx := context.Background()
 	release := prov.Block()
 	r.say(t, testChat, "1", "hello")
-	waitFor(t, func() bool { return len(prov.Requests()) == 1 })
+	wait.Eventually(t, "the condition", func() bool { return len(prov.Requests()) == 1 })
 	r.say(t, testChat, "2", "I am at the door")
 	if err := r.eng.Handle(ctx, event(testChat, "e1", "location", "User entered Harrogate Theatre", false)); err != nil {
 		t.Fatal(err)

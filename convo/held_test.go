@@ -9,6 +9,7 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/convo/operator"
+	"github.com/botgw/botgw/internal/wait"
 	"github.com/botgw/botgw/providers/fake"
 )
 
@@ -57,7 +58,7 @@ func TestBroadcastToAPausedChatIsHeld(t *testing.T) {
 	if _, err := op.Pause(ctx, testChat, 0, "admin-api"); err != nil {
 		t.Fatal(err)
 	}
-	awaitCond(t, 5*time.Second, "the pause committed", func() bool { return !decoded(t, st, testChat).PausedUntil.IsZero() })
+	wait.Eventually(t, "the pause committed", func() bool { return !decoded(t, st, testChat).PausedUntil.IsZero() })
 
 	const final = "The final round starts in 10 minutes"
 	for _, in := range []botgw.Inbound{
@@ -69,7 +70,7 @@ func TestBroadcastToAPausedChatIsHeld(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	awaitCond(t, 5*time.Second, "both broadcast items settled", func() bool { return len(rec.snapshot()) == 2 })
+	wait.Eventually(t, "both broadcast items settled", func() bool { return len(rec.snapshot()) == 2 })
 	for tag, err := range rec.snapshot() {
 		if err == nil || !strings.Contains(err.Error(), "paused") {
 			t.Errorf("item %s settled with %v, want held because the chat is paused", tag, err)

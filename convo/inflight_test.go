@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/internal/wait"
 	"github.com/botgw/botgw/providers/fake"
 )
 
@@ -24,12 +25,12 @@ func TestSendInFlightWhenTheLeaseLapsesGoesOnce(t *testing.T) {
 		sendThrough(platform.around))
 	stale.say(t, testChat, "1", "question")
 	<-platform.entered // committed; the platform has the reply, its answer is slow
-	awaitCond(t, 15*time.Second, "the stale worker to find its lease lost", func() bool {
+	wait.Eventually(t, "the stale worker to find its lease lost", func() bool {
 		return strings.Contains(stale.logs.String(), `msg="lease lost during turn; cancelling it"`)
 	})
 	other := newRig(t, stores[1], fake.New(), Config{}, sendThrough(platform.around))
 	close(platform.open) // the platform answers the stale worker's send
-	awaitCond(t, 20*time.Second, "the reply to leave the outbox and both replicas to let the chat go", func() bool {
+	wait.Eventually(t, "the reply to leave the outbox and both replicas to let the chat go", func() bool {
 		info, err := stores[1].Info(t.Context(), testChat)
 		return err == nil && info.Outbox == 0 && idle(stale.eng) && idle(other.eng)
 	})

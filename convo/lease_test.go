@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/internal/wait"
 	"github.com/botgw/botgw/providers/fake"
 	"github.com/botgw/botgw/state"
 )
@@ -25,7 +26,7 @@ func TestExpiredLeaseRefusesTheStaleCommit(t *testing.T) {
 	defer releaseSlow()
 	stale := newRig(t, stores[0], slow, Config{LeaseRenew: time.Hour})
 	stale.say(t, testChat, "1", "slow question")
-	waitFor(t, func() bool { return len(slow.Requests()) == 1 })
+	wait.Eventually(t, "the condition", func() bool { return len(slow.Requests()) == 1 })
 
 	next := fake.New()
 	releaseNext := next.Block()
@@ -34,9 +35,9 @@ func TestExpiredLeaseRefusesTheStaleCommit(t *testing.T) {
 	// Both replicas race for the chat's claim every visibility timeout
 	// (0.5 s); the stale one, still running its turn, wins about half of
 	// them, so the other may need a few rounds.
-	awaitCond(t, 15*time.Second, "the other replica to take the expired lease", func() bool { return len(next.Requests()) == 1 })
+	wait.Eventually(t, "the other replica to take the expired lease", func() bool { return len(next.Requests()) == 1 })
 	releaseSlow()
-	waitFor(t, func() bool {
+	wait.Eventually(t, "the condition", func() bool {
 		return strings.Contains(stale.logs.String(), `msg="commit turn"`) &&
 			strings.Contains(stale.logs.String(), botgw.ErrLeaseLost.Error())
 	})
@@ -81,9 +82,9 @@ func TestLeaseLostBetweenTurnsStopsTheWorker(t *testing.T) {
 	defer releaseNext()
 	other := newRig(t, stores[1], next, Config{})
 	other.say(t, testChat, "2", "second")
-	awaitCond(t, 15*time.Second, "the other replica to take the expired lease", func() bool { return len(next.Requests()) == 1 })
+	wait.Eventually(t, "the other replica to take the expired lease", func() bool { return len(next.Requests()) == 1 })
 	close(send.open)
-	waitFor(t, func() bool { return strings.Contains(stale.logs.String(), `msg="lease lost between turns"`) })
+	wait.Eventually(t, "the condition", func() bool { return strings.Contains(stale.logs.String(), `msg="lease lost between turns"`) })
 	releaseNext()
 	other.ch.Wait(t, 2, 5*time.Second) // the first answer (from the outbox), then the second
 
@@ -136,7 +137,7 @@ func TestResetBetweenKeptTurnsHolds(t *testing.T) {
 	defer release()
 	r.say(t, testChat, "2", "second")
 	close(send.open) // the worker finishes and goes on with "second" at once
-	waitFor(t, func() bool { return len(r.prov.Requests()) == 2 })
+	wait.Eventually(t, "the condition", func() bool { return len(r.prov.Requests()) == 2 })
 	if err := st.Reset(t.Context(), testChat); err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +164,7 @@ func TestInputToABusyChatTakesNoSecondLease(t *testing.T) {
 	r.say(t, testChat, "2", "second") // the chat's worker is busy: the kick marks it
 	close(send.open)
 	r.ch.Wait(t, 2, 5*time.Second)
-	waitFor(t, func() bool {
+	wait.Eventually(t, "the condition", func() bool {
 		r.eng.mu.Lock()
 		defer r.eng.mu.Unlock()
 		return len(r.eng.workers) == 0
@@ -198,11 +199,11 @@ func TestWaitingTurnsKeepTheirLeasesRenewedTogether(t *testing.T) {
 	for i, k := range chats {
 		r.say(t, k, msgID(i), "slow question")
 	}
-	waitFor(t, func() bool { return len(slow.Requests()) == len(chats) })
+	wait.Eventually(t, "the condition", func() bool { return len(slow.Requests()) == len(chats) })
 	other := fake.New()
 	newRig(t, stores[1], other, Config{})
 	// Six renewals of all three: two lease TTLs have passed.
-	awaitCond(t, 30*time.Second, "six renewals carrying every waiting chat", func() bool { return counted.together(len(chats)) >= 6 })
+	wait.Eventually(t, "six renewals carrying every waiting chat", func() bool { return counted.together(len(chats)) >= 6 })
 	release()
 	r.ch.Wait(t, len(chats), 10*time.Second)
 

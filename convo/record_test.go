@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/internal/wait"
 	"github.com/botgw/botgw/providers/fake"
 )
 
@@ -160,7 +161,7 @@ func TestSplitReplyProgressSurvivesTheReplica(t *testing.T) {
 	a.say(t, testChat, "1", "hello")
 	// Four attempts with backoff (0.5–0.75 s, 1–1.5 s, 2–3 s) take up to
 	// 5.25 s before the reply is kept.
-	awaitCond(t, 15*time.Second, "the reply to be kept in the outbox", func() bool { return strings.Contains(a.logs.String(), "kept in the outbox") })
+	wait.Eventually(t, "the reply to be kept in the outbox", func() bool { return strings.Contains(a.logs.String(), "kept in the outbox") })
 	a.stop()
 
 	b := newRig(t, stores[1], fake.New(), Config{TakeoverGrace: 100 * time.Millisecond})

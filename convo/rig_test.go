@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/botgw/botgw/convo/codec"
 	"github.com/botgw/botgw/providers/fake"
 	"github.com/botgw/botgw/state"
+	"github.com/botgw/botgw/state/redistest"
 )
 
 // fastStore are store timings that let crash tests run in seconds.
@@ -29,10 +29,7 @@ func openStore(t *testing.T, real bool, opts state.Options) *state.Store {
 	t.Helper()
 	cfg := state.Config{}
 	if real {
-		url := os.Getenv("BOTGW_TEST_REDIS_URL")
-		if url == "" {
-			t.Skip("BOTGW_TEST_REDIS_URL not set: skipping real-Redis test")
-		}
+		url := redistest.URL(t)
 		cfg = state.Config{URL: url, KeyPrefix: "botgwtest-" + randomHex()}
 	}
 	st, err := state.Open(context.Background(), cfg, opts, slog.New(slog.DiscardHandler))

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/internal/wait"
 	"github.com/botgw/botgw/providers/fake"
 	"github.com/botgw/botgw/providers/limit"
 )
@@ -32,11 +33,11 @@ func TestAChatWritingAgainWaitsBehindChatsAlreadyWaiting(t *testing.T) {
 	r := newRigWith(t, openStore(t, false, fastStore), model, prov, Config{})
 	release := model.Block()
 	r.say(t, chat("A"), "a1", "A1")
-	waitFor(t, func() bool { return len(model.Requests()) == 1 })
+	wait.Eventually(t, "the condition", func() bool { return len(model.Requests()) == 1 })
 	r.say(t, chat("B"), "b1", "B1")
-	waitFor(t, func() bool { return prov.Waiting() == 1 })
+	wait.Eventually(t, "the condition", func() bool { return prov.Waiting() == 1 })
 	r.say(t, chat("C"), "c1", "C1")
-	waitFor(t, func() bool { return prov.Waiting() == 2 })
+	wait.Eventually(t, "the condition", func() bool { return prov.Waiting() == 2 })
 	r.say(t, chat("A"), "a2", "A2")
 	release()
 	r.ch.Wait(t, 4, 10*time.Second)
@@ -82,7 +83,7 @@ func TestMaxWaitBoundsTheDebounceUnderASteadyStream(t *testing.T) {
 	if len(model.Requests()) == 0 {
 		t.Fatal("no model call while the stream went on for 3 s; max_wait 1s should have started a turn")
 	}
-	waitFor(t, func() bool {
+	wait.Eventually(t, "the condition", func() bool {
 		reqs := model.Requests()
 		return len(reqs) > 0 && strings.HasSuffix(lastUser(reqs[len(reqs)-1]), fmt.Sprint("line ", n-1))
 	})

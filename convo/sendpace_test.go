@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/internal/wait"
 	"github.com/botgw/botgw/providers/fake"
 )
 
@@ -52,7 +53,7 @@ func TestSendPaceIsKeptAcrossLeases(t *testing.T) {
 	r.ch.Wait(t, 1, 5*time.Second)
 	// Take the idle chat's lease and give it back: the next turn begins on
 	// what the store kept, not on the last worker's memory.
-	awaitCond(t, 5*time.Second, "the chat's lease to be free", func() bool {
+	wait.Eventually(t, "the chat's lease to be free", func() bool {
 		snap, err := st.Begin(context.Background(), testChat, "")
 		if errors.Is(err, botgw.ErrBusy) {
 			return false

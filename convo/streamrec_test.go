@@ -9,6 +9,7 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/convo/streamrec"
+	"github.com/botgw/botgw/internal/wait"
 	"github.com/botgw/botgw/providers/fake"
 	"github.com/botgw/botgw/state"
 )
@@ -79,7 +80,7 @@ func TestTurnsRecordTheConversation(t *testing.T) {
 	if err := r.eng.act(context.Background(), testChat, botgw.OperatorAction{Action: botgw.OpPause, Operator: "admin-api (ana)", Until: until}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return len(streamed(t, st, testChat)) == 7 })
+	wait.Eventually(t, "the condition", func() bool { return len(streamed(t, st, testChat)) == 7 })
 	if err := streamrec.Reset(context.Background(), st, testChat, streamrec.OperatorAgent("admin-api"), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +121,7 @@ func TestLocationsAreRecorded(t *testing.T) {
 	if err := r.eng.Handle(context.Background(), botgw.Inbound{Chat: testChat, Kind: botgw.KindLocation, ID: "m1@2", UserID: "u1", Location: live, At: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return len(streamed(t, st, testChat)) == 3 })
+	wait.Eventually(t, "the condition", func() bool { return len(streamed(t, st, testChat)) == 3 })
 	recs := streamed(t, st, testChat)
 	for i, want := range []*botgw.Location{pin, nil, live} {
 		got := recs[i].Location

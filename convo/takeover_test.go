@@ -10,21 +10,10 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/convo/operator"
+	"github.com/botgw/botgw/internal/wait"
 	"github.com/botgw/botgw/providers/fake"
 	"github.com/botgw/botgw/state"
 )
-
-// awaitCond polls cond until it holds or timeout passes (then fails).
-func awaitCond(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
 
 func hasText(h []botgw.Message, role botgw.Role, text string) bool {
 	return slices.ContainsFunc(h, func(m botgw.Message) bool { return m.Role == role && strings.Contains(m.Text, text) })
@@ -54,9 +43,9 @@ func testTakeover(t *testing.T, st *state.Store) {
 	if err != nil || until.Sub(time.Now()) < 29*time.Minute {
 		t.Fatalf("pause: until %v, err %v; want about 30m from now", until, err)
 	}
-	awaitCond(t, 5*time.Second, "the pause committed", func() bool { return !decoded(t, st, testChat).PausedUntil.IsZero() })
+	wait.Eventually(t, "the pause committed", func() bool { return !decoded(t, st, testChat).PausedUntil.IsZero() })
 	b.say(t, testChat, "m2", "I am stuck at the bridge")
-	awaitCond(t, 5*time.Second, "the paused-time message stored", func() bool {
+	wait.Eventually(t, "the paused-time message stored", func() bool {
 		return hasText(decoded(t, st, testChat).History, botgw.RoleUser, "stuck at the bridge")
 	})
 	if n := len(a.prov.Requests()) + len(b.prov.Requests()); n != 1 {
@@ -72,7 +61,7 @@ func testTakeover(t *testing.T, st *state.Store) {
 	if err := op.Resume(ctx, testChat, "admin-api"); err != nil {
 		t.Fatal(err)
 	}
-	awaitCond(t, 5*time.Second, "the resume committed", func() bool { return decoded(t, st, testChat).PausedUntil.IsZero() })
+	wait.Eventually(t, "the resume committed", func() bool { return decoded(t, st, testChat).PausedUntil.IsZero() })
 	if got := len(b.ch.Sent()); got != 1 {
 		t.Errorf("replica B sent %d replies, want 1 (nothing while paused)", got)
 	}
@@ -102,7 +91,7 @@ func TestPauseEndsByItself(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.say(t, testChat, "m2", "anyone there?")
-	awaitCond(t, 5*time.Second, "the paused-time message stored", func() bool {
+	wait.Eventually(t, "the paused-time message stored", func() bool {
 		return hasText(decoded(t, st, testChat).History, botgw.RoleUser, "anyone there?")
 	})
 	if n := len(r.prov.Requests()); n != 1 {
@@ -144,17 +133,17 @@ func TestPauseAndResumeInChat(t *testing.T) {
 	if !strings.Contains(sent[2].Text, "Paused test:player9 until") {
 		t.Errorf("/pause answered %q", sent[2].Text)
 	}
-	awaitCond(t, 5*time.Second, "the pause committed", func() bool { return !decoded(t, st, player).PausedUntil.IsZero() })
+	wait.Eventually(t, "the pause committed", func() bool { return !decoded(t, st, player).PausedUntil.IsZero() })
 	send(opChat, "op1", "o2", "/status test:player9")
 	if sent = r.ch.Wait(t, 4, 5*time.Second); !strings.Contains(sent[3].Text, "Paused by an operator until") {
 		t.Errorf("operator's /status answered %q, want the pause shown", sent[3].Text)
 	}
 	calls := len(prov.Requests())
 	r.say(t, player, "p2", "hello?")
-	awaitCond(t, 5*time.Second, "paused message stored", func() bool { return hasText(decoded(t, st, player).History, botgw.RoleUser, "hello?") })
+	wait.Eventually(t, "paused message stored", func() bool { return hasText(decoded(t, st, player).History, botgw.RoleUser, "hello?") })
 	send(opChat, "op1", "o3", "/resume test:player9")
 	r.ch.Wait(t, 5, 5*time.Second)
-	awaitCond(t, 5*time.Second, "the resume committed", func() bool { return decoded(t, st, player).PausedUntil.IsZero() })
+	wait.Eventually(t, "the resume committed", func() bool { return decoded(t, st, player).PausedUntil.IsZero() })
 	if len(prov.Requests()) != calls {
 		t.Errorf("the model was called while the chat was paused")
 	}

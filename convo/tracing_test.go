@@ -16,6 +16,7 @@ import (
 	"github.com/botgw/botgw/channels/channeltest"
 	"github.com/botgw/botgw/convo/spans"
 	"github.com/botgw/botgw/convo/tools"
+	"github.com/botgw/botgw/internal/wait"
 	"github.com/botgw/botgw/providers/fake"
 )
 
@@ -57,7 +58,7 @@ func TestTurnIsOneTraceWithoutConversationText(t *testing.T) {
 		t.Fatal(err)
 	}
 	ch.Wait(t, 1, 5*time.Second)
-	waitFor(t, func() bool { return len(spansNamed(rec.Ended(), spans.Turn)) == 1 })
+	wait.Eventually(t, "the condition", func() bool { return len(spansNamed(rec.Ended(), spans.Turn)) == 1 })
 
 	ended := rec.Ended()
 	turn := spansNamed(ended, spans.Turn)[0]
@@ -94,7 +95,7 @@ func TestProviderFailureMarksTheTurnSpanFailed(t *testing.T) {
 		t.Fatal(err)
 	}
 	ch.Wait(t, 1, 5*time.Second)
-	waitFor(t, func() bool { return len(spansNamed(rec.Ended(), spans.Turn)) == 1 })
+	wait.Eventually(t, "the condition", func() bool { return len(spansNamed(rec.Ended(), spans.Turn)) == 1 })
 	ended := rec.Ended()
 	turn := spansNamed(ended, spans.Turn)[0]
 	wantAttrs(t, turn, map[string]string{"botgw.outcome": "provider_error", "http.response.status_code": "503"})

@@ -6,12 +6,13 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/state/redistest"
 )
 
 func benchStores(b *testing.B, run func(b *testing.B, h *harness)) {
 	b.Run("miniredis", func(b *testing.B) { run(b, miniHarness(b, Options{})) })
 	b.Run("redis", func(b *testing.B) {
-		redisURL(b)
+		redistest.URL(b)
 		run(b, realHarness(b, Options{}))
 	})
 }

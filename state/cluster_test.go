@@ -2,10 +2,10 @@ package state
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
+	"github.com/botgw/botgw/state/redistest"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -17,14 +17,12 @@ import (
 //	redis-server --port 7000 --cluster-enabled yes --save '' --daemonize yes
 //	redis-cli -p 7000 cluster addslotsrange 0 16383
 func TestStoreRedisCluster(t *testing.T) {
-	if os.Getenv("BOTGW_TEST_REDIS_CLUSTER_URL") == "" {
-		t.Skip("BOTGW_TEST_REDIS_CLUSTER_URL not set: skipping Redis Cluster test")
-	}
+	redistest.ClusterURL(t)
 	runSuite(t, clusterHarness)
 }
 
 func clusterHarness(t testing.TB, opts Options) *harness {
-	o, err := redis.ParseClusterURL(os.Getenv("BOTGW_TEST_REDIS_CLUSTER_URL"))
+	o, err := redis.ParseClusterURL(redistest.ClusterURL(t))
 	if err != nil {
 		t.Fatalf("BOTGW_TEST_REDIS_CLUSTER_URL: %v", err)
 	}

@@ -1,24 +1,22 @@
 package state
 
 import (
-	"os"
 	"testing"
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/state/redistest"
 )
 
 func TestDeadLettersMiniredis(t *testing.T) { runDeadLetters(t, miniHarness) }
 
 func TestDeadLettersRedis(t *testing.T) {
-	redisURL(t)
+	redistest.URL(t)
 	runDeadLetters(t, realHarness)
 }
 
 func TestDeadLettersRedisCluster(t *testing.T) {
-	if os.Getenv("BOTGW_TEST_REDIS_CLUSTER_URL") == "" {
-		t.Skip("BOTGW_TEST_REDIS_CLUSTER_URL not set: skipping Redis Cluster test")
-	}
+	redistest.ClusterURL(t)
 	runDeadLetters(t, clusterHarness)
 }
 

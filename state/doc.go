@@ -7,7 +7,7 @@
 // per-chat Lua script touches one Redis Cluster slot:
 //
 //	<prefix>:{<chat>}:state    hash {v: version, b: blob, e: expiry (unix ms), l: the
-//	                           token of the worker that began last (fence.go), r: the
+//	                           token of the worker that began last (see below), r: the
 //	                           chat's send pace, and the chat list's p: preview,
 //	                           a: activity, u: paused until, i: score in the chat
 //	                           list}; PEXPIRE = the commit's TTL, refreshed by
@@ -17,9 +17,16 @@
 //	<prefix>:{<chat>}:lease    the worker's token, PX LeaseTTL
 //	<prefix>:{<chat>}:id:<id>  an inbound id's dedupe record: its arrival (unix ms),
 //	                           SET NX PX DedupeTTL by Append
-//	<prefix>:{<chat>}:seen     the dedupe records of earlier releases, a zset of ids
-//	                           scored by arrival, kept for a window after an
-//	                           upgrade (dedupe.go)
+//
+// A commit is fenced by the worker's lease: it is refused once another
+// worker has begun on the chat. Begin writes its holder's token into the
+// state hash ("l") as it takes the lease, and Commit compares it in the
+// same HMGET that reads the version, so a turn's commit needs no read of
+// the lease key. The lease key still decides who may begin; the token in
+// the hash only tells Commit whether anyone did since. A worker whose
+// lease expired unclaimed may still commit: nobody else read the chat in
+// between. A chat with no state yet has no hash to hold a token, and its
+// first commit reads the lease key.
 //
 // The chat list (ChatIndex) is one zset in its own slot, scored by activity:
 //
@@ -39,9 +46,6 @@
 // when the chat is idle. The 16 shards spread the queue over cluster slots.
 //
 //	<prefix>:once:{<name>}     Once keys, SET NX PX
-//	<prefix>:dedupe:{layout}   until when (unix ms) appends keep the seen zsets
-//	<prefix>:fence:{layout}    until when (unix ms) commits read the lease key too,
-//	                           PX 1h renewed by every replica
 //	<prefix>:ready:{<n>}       Writable's probe, in the slot of work shard n, PX 10s
 //
 // On a single node Append writes the input and the work mark in one script,

@@ -3,13 +3,13 @@ package state
 import (
 	"context"
 	"log/slog"
-	"os"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/state/redistest"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -41,7 +41,7 @@ func miniHarness(t testing.TB, opts Options) *harness {
 // realHarness runs on BOTGW_TEST_REDIS_URL under a random key prefix, and
 // deletes its keys afterwards. advance sleeps.
 func realHarness(t testing.TB, opts Options) *harness {
-	o, err := redis.ParseURL(redisURL(t))
+	o, err := redis.ParseURL(redistest.URL(t))
 	if err != nil {
 		t.Fatalf("BOTGW_TEST_REDIS_URL: %v", err)
 	}
@@ -53,15 +53,6 @@ func realHarness(t testing.TB, opts Options) *harness {
 		s.Close()
 	})
 	return &harness{s: s, advance: time.Sleep}
-}
-
-// redisURL is BOTGW_TEST_REDIS_URL; the test is skipped without it.
-func redisURL(t testing.TB) string {
-	url := os.Getenv("BOTGW_TEST_REDIS_URL")
-	if url == "" {
-		t.Skip("BOTGW_TEST_REDIS_URL not set: skipping real-Redis test")
-	}
-	return url
 }
 
 func testLogger(t testing.TB) *slog.Logger {

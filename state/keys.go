@@ -21,7 +21,6 @@ type chatKeys struct {
 	outbox  string
 	lease   string
 	ids     string // the prefix of the chat's dedupe records: ids + <inbound id>
-	seen    string // the dedupe zset of earlier releases (dedupe.go)
 	work    string // the chat's work shard; a different slot
 }
 
@@ -38,7 +37,6 @@ func (s *Store) keys(k botgw.ChatKey) (chatKeys, error) {
 		outbox:  base + "outbox",
 		lease:   base + "lease",
 		ids:     base + "id:",
-		seen:    base + "seen",
 		work:    s.workKey(shardOf(member)),
 	}, nil
 }

@@ -79,7 +79,7 @@ func TestChatKeysShareSlot(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := slot(ks.state)
-		for _, key := range []string{ks.pending, ks.outbox, ks.lease, ks.seen} {
+		for _, key := range []string{ks.pending, ks.outbox, ks.lease, ks.ids + "m1"} {
 			if got := slot(key); got != want {
 				t.Errorf("%s: slot %d, want %d (the slot of %s)", key, got, want, ks.state)
 			}

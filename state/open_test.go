@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/state/redistest"
 )
 
 // syncBuffer is a bytes.Buffer safe for a logger and a test to share.
@@ -65,7 +66,7 @@ func TestOpenEmbeddedExpiresState(t *testing.T) {
 }
 
 func TestOpenRedis(t *testing.T) {
-	s, err := Open(t.Context(), Config{URL: redisURL(t), KeyPrefix: "botgwtest-open"}, Options{}, testLogger(t))
+	s, err := Open(t.Context(), Config{URL: redistest.URL(t), KeyPrefix: "botgwtest-open"}, Options{}, testLogger(t))
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}

@@ -96,9 +96,8 @@ func (s *Store) chatOfList(key string) (string, bool) {
 	return "", false
 }
 
-// RunRepair reads the fence decision again and renews its expiry
-// (fence.go) and, on a cluster, runs Repair (only a cluster needs it)
-// every RepairInterval until ctx ends, logging what fails.
+// RunRepair runs Repair on a cluster (only a cluster needs it) every
+// RepairInterval until ctx ends, logging what fails.
 func (s *Store) RunRepair(ctx context.Context) {
 	t := time.NewTicker(RepairInterval)
 	defer t.Stop()
@@ -107,9 +106,6 @@ func (s *Store) RunRepair(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-		}
-		if err := s.checkFenceLayout(ctx); err != nil && ctx.Err() == nil {
-			s.log.Warn("check the fence layout", "err", err)
 		}
 		if !s.cluster {
 			continue

@@ -15,6 +15,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/internal/wait"
+	"github.com/botgw/botgw/state/redistest"
 )
 
 // server is a redis-server process of the test's own.
@@ -28,7 +30,7 @@ type server struct {
 // gate of tests that run their own servers) or redis-server.
 func startServer(t *testing.T, args ...string) *server {
 	t.Helper()
-	redisURL(t)
+	redistest.URL(t)
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Skip("redis-server not on PATH: skipping a test that runs its own Redis")
 	}
@@ -47,7 +49,7 @@ func startServer(t *testing.T, args ...string) *server {
 	t.Cleanup(srv.kill)
 	c := srv.client()
 	defer c.Close()
-	waitFor(t, func() bool { return c.Ping(context.Background()).Err() == nil })
+	wait.Eventually(t, "the condition", func() bool { return c.Ping(context.Background()).Err() == nil })
 	return srv
 }
 
@@ -58,17 +60,6 @@ func (s *server) kill() {
 	if s.cmd.ProcessState == nil {
 		_ = s.cmd.Process.Kill()
 		_ = s.cmd.Wait()
-	}
-}
-
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 20s")
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -85,7 +76,7 @@ func primaryWithReplica(t *testing.T) (primary, replica *server) {
 	replica = startServer(t, "--replicaof", host, port)
 	c := primary.client()
 	defer c.Close()
-	waitFor(t, func() bool { return replicated(c) })
+	wait.Eventually(t, "the condition", func() bool { return replicated(c) })
 	return primary, replica
 }
 
@@ -109,8 +100,8 @@ func clusterWithReplica(t *testing.T) (primary, replica *server) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return r.Do(ctx, "cluster", "replicate", id).Err() == nil })
-	waitFor(t, func() bool {
+	wait.Eventually(t, "the condition", func() bool { return r.Do(ctx, "cluster", "replicate", id).Err() == nil })
+	wait.Eventually(t, "the condition", func() bool {
 		info, err := r.ClusterInfo(ctx).Result()
 		return err == nil && strings.Contains(info, "cluster_state:ok") && replicated(p)
 	})

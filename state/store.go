@@ -23,12 +23,6 @@ type Store struct {
 	log     *slog.Logger
 	now     func() time.Time // the clock of work marks and dedupe; tests replace it
 	emb     *embedded        // nil unless Open started the embedded server
-	// legacyUntil is the unix ms until which appends also keep the dedupe
-	// zsets of earlier releases (dedupe.go); 0: not at all.
-	legacyUntil atomic.Int64
-	// fenceUntil is the unix ms until which commits also read the lease
-	// key, as earlier releases fence them (fence.go); 0: not at all.
-	fenceUntil atomic.Int64
 	// stream is the conversation stream's sinks and their modes.
 	stream streamState
 }
@@ -49,14 +43,6 @@ func Open(ctx context.Context, cfg Config, opts Options, log *slog.Logger) (*Sto
 		return nil, err
 	}
 	if err := loadScripts(ctx, s.c); err != nil {
-		s.Close()
-		return nil, err
-	}
-	if err := s.checkDedupeLayout(ctx); err != nil {
-		s.Close()
-		return nil, err
-	}
-	if err := s.checkFenceLayout(ctx); err != nil {
 		s.Close()
 		return nil, err
 	}

@@ -102,7 +102,7 @@ func (s *Store) relayLease(sink string, group int) string {
 	return fmt.Sprintf("%s:stream:%s:lease:{%d}", s.prefix, sink, group)
 }
 
-// streamArgs appends the commit's stream keys and ARGV[15..20+R]
+// streamArgs appends the commit's stream keys and ARGV[14..19+R]
 // (stream.lua) to keys and args; without records or sinks just "0".
 func (s *Store) streamArgs(member string, recs []botgw.StreamRecord, now int64, keys []string, args []any) ([]string, []any, error) {
 	if len(recs) == 0 || len(s.stream.sinks) == 0 {

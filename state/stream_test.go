@@ -1,12 +1,12 @@
 package state
 
 import (
-	"os"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/state/redistest"
 )
 
 var streamOpts = func() Options {
@@ -18,14 +18,12 @@ var streamOpts = func() Options {
 func TestStreamMiniredis(t *testing.T) { runStreamSuite(t, miniHarness) }
 
 func TestStreamRedis(t *testing.T) {
-	redisURL(t)
+	redistest.URL(t)
 	runStreamSuite(t, realHarness)
 }
 
 func TestStreamRedisCluster(t *testing.T) {
-	if os.Getenv("BOTGW_TEST_REDIS_CLUSTER_URL") == "" {
-		t.Skip("BOTGW_TEST_REDIS_CLUSTER_URL not set: skipping Redis Cluster test")
-	}
+	redistest.ClusterURL(t)
 	runStreamSuite(t, clusterHarness)
 }
 

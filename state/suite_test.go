@@ -1,15 +1,13 @@
 package state
 
 import (
-	"context"
 	"errors"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/state/redistest"
 )
 
 // suiteOpts are short enough for real Redis, where advance sleeps.
@@ -29,7 +27,6 @@ func runSuite(t *testing.T, newH newHarness) {
 	}{
 		{"AppendDeduplicates", testAppendDeduplicates},
 		{"AppendAllOrNothing", testAppendAllOrNothing},
-		{"DedupeOfEarlierRelease", testDedupeOfEarlierRelease},
 		{"RepairMarksOrphans", testRepairMarksOrphans},
 		{"Writable", testWritable},
 		{"BeginLeases", testBeginLeases},
@@ -38,7 +35,6 @@ func runSuite(t *testing.T, newH newHarness) {
 		{"CommitConflict", testCommitConflict},
 		{"CommitStaleLease", testCommitStaleLease},
 		{"CommitFencedByALaterBegin", testCommitFencedByALaterBegin},
-		{"FenceOfEarlierRelease", testFenceOfEarlierRelease},
 		{"CommitConsumesHead", testCommitConsumesHead},
 		{"CommitDeletesState", testCommitDeletesState},
 		{"Delivered", testDelivered},
@@ -78,7 +74,7 @@ func runSuite(t *testing.T, newH newHarness) {
 func TestStoreMiniredis(t *testing.T) { runSuite(t, miniHarness) }
 
 func TestStoreRedis(t *testing.T) {
-	redisURL(t)
+	redistest.URL(t)
 	runSuite(t, realHarness)
 }
 
@@ -182,18 +178,6 @@ func testCommitStaleLease(t *testing.T, h *harness) {
 	}
 }
 
-// laterReplica is another replica on h's Redis and clock, started after
-// h's: it has run start, its look at the data.
-func laterReplica(t *testing.T, h *harness, start func(*Store, context.Context) error) *Store {
-	t.Helper()
-	other := New(h.s.c, h.s.prefix, h.s.opts)
-	other.now = h.s.now
-	if err := start(other, t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	return other
-}
-
 // testCommitFencedByALaterBegin: on a chat with a state, a worker whose
 // lease expired cannot commit once another has begun, and its turn leaves
 // no trace; one whose lease expired with nobody else beginning still can.
@@ -222,110 +206,4 @@ func testCommitFencedByALaterBegin(t *testing.T, h *harness) {
 	mustAppend(t, h, text(k, "m3", "slow"))
 	h.advance(suiteOpts.LeaseTTL + 100*time.Millisecond) // live's lease expires, nobody takes the chat
 	mustCommit(t, h, k, botgw.Commit{Lease: live.Lease, Version: 2, Blob: []byte("slow"), TTL: time.Hour, Consumed: 1})
-}
-
-// testFenceOfEarlierRelease: when this release first meets a Redis that
-// holds chats, replicas of an earlier release (whose Begin writes no token
-// into the state hash) may still run, so for one dedupe window commits
-// read the lease key too; on a new deployment they never do.
-func testFenceOfEarlierRelease(t *testing.T, h *harness) {
-	ctx := t.Context()
-	if err := h.s.checkFenceLayout(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if until := h.s.fenceUntil.Load(); until != 0 {
-		t.Fatalf("a Redis without chats: commits read the lease key until %d, want never (0)", until)
-	}
-	if ttl := h.s.c.PTTL(ctx, h.s.fenceMarker()).Val(); ttl <= 0 {
-		t.Errorf("fence marker PTTL = %v, want it to expire", ttl)
-	}
-
-	k := chat("upgrade")
-	first := committedTurn(t, h, k)
-	if err := h.s.Release(ctx, k, first.Lease); err != nil {
-		t.Fatal(err)
-	}
-	h.s.c.Del(ctx, h.s.fenceMarker())
-	if err := h.s.checkFenceLayout(ctx); err != nil {
-		t.Fatal(err)
-	}
-	other := laterReplica(t, h, (*Store).checkFenceLayout)
-	if got, want := other.fenceUntil.Load(), h.s.fenceUntil.Load(); got != want || want == 0 {
-		t.Errorf("second replica reads the lease key until %d, the first until %d; want the same, not 0", got, want)
-	}
-
-	// overtaken runs a turn whose lease expires and is taken by a replica
-	// of the earlier release, and returns its commit's error.
-	ks, _ := h.s.keys(k)
-	overtaken := func(id string, v int64) error {
-		mustAppend(t, h, text(k, id, "again"))
-		stale := mustBegin(t, h, k, "")
-		h.advance(suiteOpts.LeaseTTL + 100*time.Millisecond)
-		if err := h.s.c.Set(ctx, ks.lease, "earlier-release", suiteOpts.LeaseTTL).Err(); err != nil {
-			t.Fatal(err)
-		}
-		err := h.s.Commit(ctx, k, botgw.Commit{Lease: stale.Lease, Version: v, Blob: []byte("stale"), TTL: time.Hour, Consumed: 1})
-		h.s.c.Del(ctx, ks.lease)
-		return err
-	}
-	if err := overtaken("m2", 1); !errors.Is(err, botgw.ErrLeaseLost) {
-		t.Errorf("during the window, commit of a worker an earlier release's replica overtook = %v, want ErrLeaseLost", err)
-	}
-	h.advance(suiteOpts.DedupeTTL)
-	if err := overtaken("m3", 1); err != nil {
-		t.Errorf("after the window, commit = %v, want it applied (the lease key is no longer read)", err)
-	}
-
-	// Before going back to an earlier release, an operator sets the
-	// decision to a time ahead; the replicas follow at their next look.
-	if err := h.s.c.Set(ctx, h.s.fenceMarker(), h.s.nowMs()+time.Hour.Milliseconds(), 0).Err(); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.s.checkFenceLayout(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := overtaken("m4", 2); !errors.Is(err, botgw.ErrLeaseLost) {
-		t.Errorf("after the operator set the fence layout ahead, overtaken commit = %v, want ErrLeaseLost", err)
-	}
-	if ttl := h.s.c.PTTL(ctx, h.s.fenceMarker()).Val(); ttl <= 0 {
-		t.Errorf("fence marker PTTL after the operator's SET and a look = %v, want it to expire again", ttl)
-	}
-}
-
-// testDedupeOfEarlierRelease: on a Redis where an earlier release kept its
-// dedupe records in seen zsets, appends read them (a retry of a message
-// that release stored is a duplicate) and write them (so can its replicas,
-// during a rolling upgrade) for one dedupe window, then no more; every
-// replica makes the same decision.
-func testDedupeOfEarlierRelease(t *testing.T, h *harness) {
-	ctx := t.Context()
-	k := chat("upgrade")
-	ks, _ := h.s.keys(k)
-	if err := h.s.c.ZAdd(ctx, ks.seen, redis.Z{Score: float64(h.s.nowMs()), Member: "old"}).Err(); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.s.checkDedupeLayout(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.s.Append(ctx, text(k, "old", "retried")); !errors.Is(err, botgw.ErrDuplicate) {
-		t.Fatalf("Append of an id the earlier release stored = %v, want ErrDuplicate", err)
-	}
-	mustAppend(t, h, text(k, "new", "hello"))
-	if err := h.s.c.ZScore(ctx, ks.seen, "new").Err(); err != nil {
-		t.Errorf("the earlier release's replicas cannot see the new id: ZSCORE = %v", err)
-	}
-
-	other := laterReplica(t, h, (*Store).checkDedupeLayout)
-	if got, want := other.legacyUntil.Load(), h.s.legacyUntil.Load(); got != want || want == 0 {
-		t.Errorf("second replica keeps the seen zsets until %d, the first until %d; want the same, not 0", got, want)
-	}
-
-	h.advance(suiteOpts.DedupeTTL + 100*time.Millisecond)
-	mustAppend(t, h, text(k, "later", "after the window"))
-	if err := h.s.c.ZScore(ctx, ks.seen, "later").Err(); !errors.Is(err, redis.Nil) {
-		t.Errorf("ZSCORE of an id appended a window after the upgrade = %v, want redis.Nil (zset no longer kept)", err)
-	}
-	if err := h.s.Append(ctx, text(k, "new", "again")); err != nil {
-		t.Errorf("Append of an id past the window = %v, want it stored", err)
-	}
 }

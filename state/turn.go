@@ -36,16 +36,12 @@ func (s *Store) Append(ctx context.Context, in botgw.Inbound) error {
 		return fmt.Errorf("append to chat %s: encode inbound %s: %w: %w", in.Chat, in.ID, botgw.ErrInvalidInput, err)
 	}
 	now := s.nowMs()
-	legacy := "0"
-	if now < s.legacyUntil.Load() {
-		legacy = "1"
-	}
-	keys := []string{ks.ids + in.ID, ks.pending, ks.seen}
+	keys := []string{ks.ids + in.ID, ks.pending}
 	waits := "0"
 	if s.opts.MinReplicas > 0 {
 		waits = "1"
 	}
-	args := []any{in.ID, now, ms(s.opts.DedupeTTL), raw, now + ms(s.opts.Visibility), ks.member, legacy, waits}
+	args := []any{in.ID, now, ms(s.opts.DedupeTTL), raw, now + ms(s.opts.Visibility), ks.member, waits}
 	if !s.cluster {
 		n, err := s.run(ctx, appendScript, true, append(keys, ks.work), args...).Int()
 		return appended(in, n, err)
@@ -239,8 +235,7 @@ func committed(k botgw.ChatKey, c botgw.Commit, res *redis.Cmd, err error, log *
 
 // commitArgs are the commit script's keys and ARGV; now (unix ms) dates
 // the state's expiry, which the state hash keeps for Begin, and the
-// stream's records. Commits read the lease key even where the state hash
-// holds the token while an earlier release may run (fence.go).
+// stream's records.
 func (s *Store) commitArgs(c botgw.Commit, member string, now int64, keys []string) ([]string, []any, error) {
 	store := "1"
 	if c.Blob == nil {
@@ -250,12 +245,9 @@ func (s *Store) commitArgs(c botgw.Commit, member string, now int64, keys []stri
 	if c.TTL > 0 {
 		expires = now + ms(c.TTL)
 	}
-	args := []any{c.Lease, c.Version, store, c.Blob, ms(c.TTL), max(c.Consumed, 0), "0", "", 0, 0, expires, member, ms(indexLag), "0"}
+	args := []any{c.Lease, c.Version, store, c.Blob, ms(c.TTL), max(c.Consumed, 0), "0", "", 0, 0, expires, member, ms(indexLag)}
 	if a := c.Activity; a != nil {
 		args[6], args[7], args[8], args[9] = "1", a.Preview, a.At.UnixMilli(), pausedMs(a.PausedUntil)
-	}
-	if now < s.fenceUntil.Load() {
-		args[13] = "1"
 	}
 	keys, args, err := s.streamArgs(member, c.Records, now, keys, args)
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,6 +19,7 @@ import (
 	"github.com/botgw/botgw/convo/operator"
 	"github.com/botgw/botgw/providers/fake"
 	"github.com/botgw/botgw/state"
+	"github.com/botgw/botgw/state/redistest"
 )
 
 const adminToken = "s3cret-admin"
@@ -56,10 +56,7 @@ func openStore(t *testing.T, real bool) *state.Store {
 	t.Helper()
 	cfg := state.Config{}
 	if real {
-		url := os.Getenv("BOTGW_TEST_REDIS_URL")
-		if url == "" {
-			t.Skip("BOTGW_TEST_REDIS_URL not set: skipping real-Redis test")
-		}
+		url := redistest.URL(t)
 		cfg = state.Config{URL: url, KeyPrefix: "botgwtest-" + strconv.FormatInt(time.Now().UnixNano(), 36)}
 	}
 	st, err := state.Open(context.Background(), cfg, state.Options{}, slog.New(slog.DiscardHandler))

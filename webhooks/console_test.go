@@ -11,6 +11,7 @@ import (
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/convo/audit"
 	"github.com/botgw/botgw/convo/operator"
+	"github.com/botgw/botgw/internal/wait"
 )
 
 var consoleRoutes = [][2]string{
@@ -92,7 +93,7 @@ func TestConsolePauseTalkResume(t *testing.T) {
 		t.Fatalf("paused_until %q: want RFC 3339 about 45m ahead (%v)", paused.PausedUntil, err)
 	}
 	var v operator.ChatView
-	waitFor(t, "paused_until in the chat view", func() bool {
+	wait.Eventually(t, "paused_until in the chat view", func() bool {
 		r.do(t, "GET", chat, adminToken, "", &v)
 		return v.PausedUntil == paused.PausedUntil
 	})
@@ -112,7 +113,7 @@ func TestConsolePauseTalkResume(t *testing.T) {
 	if status, b := r.do(t, "POST", chat+"/resume", adminToken, "", nil); status != 200 {
 		t.Fatalf("resume: %d %s", status, b)
 	}
-	waitFor(t, "the pause gone from the chat view", func() bool {
+	wait.Eventually(t, "the pause gone from the chat view", func() bool {
 		v = operator.ChatView{}
 		r.do(t, "GET", chat, adminToken, "", &v)
 		return v.PausedUntil == ""
@@ -129,18 +130,6 @@ func TestConsolePauseTalkResume(t *testing.T) {
 	want := "admin-api resume|admin-api (Sam) message|admin-api (Sam) pause"
 	if strings.Join(got, "|") != want {
 		t.Errorf("audit = %q, want %q", strings.Join(got, "|"), want)
-	}
-}
-
-// waitFor polls cond for up to 5s (then fails).
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 

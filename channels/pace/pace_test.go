@@ -1,7 +1,6 @@
 package pace_test
 
 import (
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels/pace"
 	"github.com/botgw/botgw/channels/pace/pacetest"
+	"github.com/botgw/botgw/state/redistest"
 )
 
 // The GCRA runs on the embedded Redis: a burst goes at once, then one send
@@ -166,10 +166,7 @@ func TestParseRange(t *testing.T) {
 // Two pacers on one real Redis (two replicas) share a limit: 21 sends at
 // 20/s with no burst take at least a second, however they are split.
 func TestLimitIsSharedByReplicas(t *testing.T) {
-	u := os.Getenv("BOTGW_TEST_REDIS_URL")
-	if u == "" {
-		t.Skip("BOTGW_TEST_REDIS_URL not set: skipping real-Redis test")
-	}
+	u := redistest.URL(t)
 	opt, err := redis.ParseURL(u)
 	if err != nil {
 		t.Fatal(err)

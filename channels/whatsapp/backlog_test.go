@@ -13,6 +13,7 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/convo"
+	"github.com/botgw/botgw/internal/wait"
 	"github.com/botgw/botgw/providers/fake"
 	"github.com/botgw/botgw/state"
 )
@@ -90,10 +91,10 @@ func TestBacklogAnsweredByOneReply(t *testing.T) {
 		}
 	}
 	f.emit(t, &events.OfflineSyncCompleted{Count: 20})
-	eventually(t, "the backlog's reply", func() bool { return len(f.sentTexts()) >= 1 })
+	wait.Eventually(t, "the backlog's reply", func() bool { return len(f.sentTexts()) >= 1 })
 
 	f.emit(t, backlogged("LIVE", clock.Now(), "and now?"))
-	eventually(t, "the live reply", func() bool { return len(f.sentTexts()) >= 2 })
+	wait.Eventually(t, "the live reply", func() bool { return len(f.sentTexts()) >= 2 })
 	if sent := f.sentTexts(); len(sent) != 2 {
 		t.Fatalf("sent %d messages, want one for the 20 old ones and one for the live one", len(sent))
 	}
@@ -131,7 +132,7 @@ func TestBacklogIgnoredIsStoredNotAnswered(t *testing.T) {
 	}
 	f.emit(t, &events.OfflineSyncCompleted{Count: 3})
 	f.emit(t, backlogged("LIVE", clock.Now(), "hello"))
-	eventually(t, "the live reply", func() bool { return len(f.sentTexts()) >= 1 })
+	wait.Eventually(t, "the live reply", func() bool { return len(f.sentTexts()) >= 1 })
 	reqs := prov.Requests()
 	if len(f.sentTexts()) != 1 || len(reqs) != 1 {
 		t.Fatalf("sent %d, model calls %d; want one reply, to the live message", len(f.sentTexts()), len(reqs))

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botgw/botgw/internal/wait"
 	"go.mau.fi/whatsmeow/types/events"
 )
 
@@ -27,11 +28,11 @@ func TestHandlerOnlyStoresWhileTurnsRun(t *testing.T) {
 	if !acked(t, f, live(dm("A1", alicePN, text("first chat")))) {
 		t.Fatal("handler did not ack")
 	}
-	eventually(t, "the first turn reaches the provider", func() bool { return len(prov.Requests()) == 1 })
+	wait.Eventually(t, "the first turn reaches the provider", func() bool { return len(prov.Requests()) == 1 })
 	if !acked(t, f, live(dm("B1", bobLID, text("second chat")))) {
 		t.Fatal("handler did not ack while a turn is stuck on the provider")
 	}
-	eventually(t, "the second chat's turn reaches the provider", func() bool { return len(prov.Requests()) == 2 })
+	wait.Eventually(t, "the second chat's turn reaches the provider", func() bool { return len(prov.Requests()) == 2 })
 	if sent := f.sentTexts(); len(sent) != 0 {
 		t.Fatalf("sent %q before the provider answered", sent)
 	}

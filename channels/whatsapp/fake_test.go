@@ -20,6 +20,7 @@ import (
 	"go.mau.fi/whatsmeow/types"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/internal/wait"
 )
 
 // fakeClient stands in for *whatsmeow.Client: it records what the adapter
@@ -206,7 +207,7 @@ func (f *fakeClient) UserLIDs(_ context.Context, pns []types.JID) (map[types.JID
 // and returns the handler's success status (false: no ack).
 func (f *fakeClient) emit(t *testing.T, evt any) bool {
 	t.Helper()
-	eventually(t, "event handler registered", func() bool {
+	wait.Eventually(t, "event handler registered", func() bool {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		return f.handler != nil
@@ -246,19 +247,6 @@ func (f *fakeClient) waitCall(t *testing.T, call string) {
 		case <-timeout:
 			t.Fatalf("client never got %q", call)
 		}
-	}
-}
-
-// eventually fails the test if cond does not hold within a generous
-// deadline (a hang guard, not a speed assertion).
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/botgw/botgw"
 
 	"github.com/botgw/botgw/channels/channeltest"
+	"github.com/botgw/botgw/internal/wait"
 )
 
 // ingress stores inbound as the gateway's ingress does: deduplicated on
@@ -120,7 +121,7 @@ func TestOperatorMatchedByLID(t *testing.T) {
 	listen(t, a, rec.Deliver)
 	f.waitCall(t, "connect")
 	f.emit(t, &events.Connected{})
-	eventually(t, "operators' LIDs resolved", func() bool { _, ok := a.ops.phoneOf(aliceLID); return ok })
+	wait.Eventually(t, "operators' LIDs resolved", func() bool { _, ok := a.ops.phoneOf(aliceLID); return ok })
 	f.emit(t, fromLID("M1", aliceLID, types.JID{}))
 	got := rec.Stored()
 	if len(got) != 1 || got[0].UserID != "447700900123" || got[0].Chat != key(alicePN.String()) {

@@ -11,6 +11,7 @@ import (
 	"go.mau.fi/whatsmeow/types/events"
 
 	"github.com/botgw/botgw/channels/channeltest"
+	"github.com/botgw/botgw/internal/wait"
 )
 
 // memLease is an in-memory Lease honouring TTLs, as the Redis one does.
@@ -159,7 +160,7 @@ func TestLostLeaseDisconnectsAtOnce(t *testing.T) {
 	if lease.holder(leaseName) != "other-replica" {
 		t.Error("the replica that lost the lease released the new holder's lease")
 	}
-	eventually(t, "lease loss logged", func() bool { return strings.Contains(logs.String(), "lease lost") })
+	wait.Eventually(t, "lease loss logged", func() bool { return strings.Contains(logs.String(), "lease lost") })
 }
 
 // failingRenew is a lease whose store stops answering after acquisition.

@@ -13,6 +13,7 @@ import (
 	"go.mau.fi/whatsmeow/types/events"
 
 	"github.com/botgw/botgw/channels/channeltest"
+	"github.com/botgw/botgw/internal/wait"
 )
 
 // connected starts Listen on a fake client and brings it to "connected".
@@ -29,7 +30,7 @@ func connected(t *testing.T, cfg Config) (*Adapter, *fakeClient, *logBuffer, fun
 
 func waitState(t *testing.T, a *Adapter, want ConnState) {
 	t.Helper()
-	eventually(t, "state "+string(want), func() bool { return a.State().State == want })
+	wait.Eventually(t, "state "+string(want), func() bool { return a.State().State == want })
 }
 
 func TestConnectedIsHealthy(t *testing.T) {

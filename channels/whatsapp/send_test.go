@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"go.mau.fi/whatsmeow"
 	"go.mau.fi/whatsmeow/types"
+	"go.mau.fi/whatsmeow/types/events"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/channels/channeltest"
 )
 
 func reply(chat, text string) botgw.Outbound {
@@ -115,8 +118,31 @@ func TestTypingMarksReadAndComposesUntilStopped(t *testing.T) {
 	}
 }
 
+// Without a linked session there is nobody to show "typing…" as: the
+// signal is skipped, nothing reaches WhatsApp, and stop is safe to call
+// (twice, too). Once the session is up, the same call composes and its
+// stop pauses, once: the call made without a session left nothing behind.
 func TestTypingWithoutSessionIsANoop(t *testing.T) {
-	a, _ := testAdapter(Config{}, nil, openFake(newFakeClient()))
-	stop := a.StartTyping(context.Background(), botgw.Inbound{Chat: key("447700900123@s.whatsapp.net")})
+	f := newFakeClient()
+	a, _ := testAdapter(Config{}, nil, openFake(f))
+	in := botgw.Inbound{Chat: key("447700900123@s.whatsapp.net")}
+	stop := a.StartTyping(context.Background(), in)
 	stop()
+	stop()
+	if n := len(f.calls); n != 0 {
+		t.Fatalf("the client got %d calls without a session, want none", n)
+	}
+	listen(t, a, (&channeltest.Store{}).Deliver)
+	f.waitCall(t, "connect")
+	f.emit(t, &events.Connected{})
+	waitState(t, a, StateConnected)
+	stop = a.StartTyping(context.Background(), in)
+	f.waitCall(t, "composing")
+	stop()
+	f.waitCall(t, "paused")
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.presences[0] != types.ChatPresenceComposing || slices.Index(f.presences, types.ChatPresencePaused) != len(f.presences)-1 {
+		t.Errorf("presences %q, want composing first and one pause at the end (none from the call without a session)", f.presences)
+	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels/channeltest"
+	"github.com/botgw/botgw/internal/wait"
 )
 
 // The logged-out back-off grows while the device keeps logging out, and
@@ -185,7 +186,7 @@ func TestBacklogSurvivesFailover(t *testing.T) {
 	listen(t, a2, second.deliver)
 	f2.waitCall(t, "connect")
 	f2.emit(t, &events.OfflineSyncCompleted{Count: 0})
-	eventually(t, "the backlog's reply requested", func() bool {
+	wait.Eventually(t, "the backlog's reply requested", func() bool {
 		second.mu.Lock()
 		defer second.mu.Unlock()
 		return len(second.ins) == 1

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"log/slog"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/state"
+	"github.com/botgw/botgw/state/redistest"
 )
 
 // model is a provider that records when each call reached it and answers
@@ -53,9 +53,7 @@ func stores(t *testing.T, f func(t *testing.T, rdb redis.UniversalClient, key st
 		t.Run(name, func(t *testing.T) {
 			cfg := state.Config{}
 			if name == "real" {
-				if cfg.URL = os.Getenv("BOTGW_TEST_REDIS_URL"); cfg.URL == "" {
-					t.Skip("BOTGW_TEST_REDIS_URL not set: skipping real-Redis test")
-				}
+				cfg.URL = redistest.URL(t)
 			}
 			st, err := state.Open(context.Background(), cfg, state.Options{}, slog.New(slog.DiscardHandler))
 			if err != nil {

@@ -1,14 +1,12 @@
 -- Append one inbound message unless its id was seen within the dedupe
 -- window, and mark the chat as having work, in one atomic step.
--- KEYS[1] the id's dedupe record, KEYS[2] pending list, KEYS[3] the chat's
--- seen zset of earlier releases, KEYS[4] the chat's work zset (single node
--- only; on a cluster it is in another slot and the caller adds the mark
--- after this script)
+-- KEYS[1] the id's dedupe record, KEYS[2] pending list, KEYS[3] the
+-- chat's work zset (single node only; on a cluster it is in another slot
+-- and the caller adds the mark after this script)
 -- ARGV[1] inbound id ("" skips dedupe), ARGV[2] now (unix ms),
 -- ARGV[3] dedupe window (ms), ARGV[4] inbound JSON, ARGV[5] the mark's
--- due time (unix ms), ARGV[6] the mark's member, ARGV[7] "1" while the
--- seen zsets of earlier releases are kept too (dedupe.go), ARGV[8] "1"
--- when the caller WAITs for replicas after this script (replicas.go)
+-- due time (unix ms), ARGV[6] the mark's member, ARGV[7] "1" when the
+-- caller WAITs for replicas after this script (replicas.go)
 -- Returns 1 when stored, 0 for a duplicate.
 --
 -- The record is one key per id, holding the unix ms it arrived at, that
@@ -34,12 +32,11 @@
 -- record and the input stored with it before it.
 local id, now = ARGV[1], ARGV[2]
 local oldest = tonumber(now) - tonumber(ARGV[3])
-local legacy = ARGV[7] == '1' and id ~= ''
 local previous = false -- the record of an id seen before the window
 
 -- duplicate answers 0 for a duplicate recorded at key.
 local function duplicate(key)
-  if ARGV[8] == '1' then
+  if ARGV[7] == '1' then
     local left = redis.call('PTTL', key)
     if left > 0 then
       redis.call('PEXPIRE', key, left)
@@ -48,12 +45,6 @@ local function duplicate(key)
   return 0
 end
 
-if legacy then
-  local at = redis.call('ZSCORE', KEYS[3], id)
-  if at and tonumber(at) >= oldest then
-    return duplicate(KEYS[3])
-  end
-end
 if id ~= '' then
   previous = redis.call('SET', KEYS[1], now, 'NX', 'GET', 'PX', ARGV[3])
   if previous then
@@ -79,15 +70,9 @@ local function try(...)
   return res
 end
 
-local failed = KEYS[4] and try('ZADD', KEYS[4], 'NX', ARGV[5], ARGV[6])
+local failed = KEYS[3] and try('ZADD', KEYS[3], 'NX', ARGV[5], ARGV[6])
 failed = failed or try('RPUSH', KEYS[2], ARGV[4])
 if failed then
   return redis.error_reply(failed.err)
-end
-if legacy then
-  -- Replicas of the earlier release, during a rolling upgrade, read only
-  -- the zset.
-  redis.call('ZADD', KEYS[3], now, id)
-  redis.call('PEXPIRE', KEYS[3], ARGV[3])
 end
 return 1

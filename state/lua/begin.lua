@@ -15,7 +15,7 @@
 --
 -- The holder's token is also written into the state hash ("l"), where
 -- Commit checks it with the version in one read: a worker whose lease
--- expired cannot commit once another has begun (fence.go). A chat without
+-- expired cannot commit once another has begun (doc.go). A chat without
 -- a state gets none (the hash would have no expiry); its commit checks the
 -- lease itself.
 local token = ARGV[1]

@@ -9,10 +9,8 @@
 -- in the state hash, ARGV[11] unix ms the state expires at ("0" for never;
 -- kept in the hash so Begin needs no PTTL), ARGV[12] the chat's member in
 -- the chat list, ARGV[13] how far (ms) the chat list's score may lag the
--- activity, ARGV[14] "1" to check the lease key even where the state
--- hash holds the token (while replicas of an earlier release may run),
--- ARGV[15..] the stream's records (stream.lua), then the outbox's JSON
--- entries
+-- activity, ARGV[14..] the stream's records (stream.lua), then the
+-- outbox's JSON entries
 -- Returns 0 on success, 1 when the lease moved, 2 when the version moved,
 -- 3 when the turn was applied but the chat list's update failed.
 --
@@ -23,17 +21,15 @@
 -- The expiry slides at every commit, but within 1% of the TTL (at most a
 -- minute): a commit that would move it by less keeps the current one and
 -- saves the PEXPIRE, so a chat's state may expire that much earlier than
--- TTL after its last turn. "e" is only ever a lower bound of the key's
--- real expiry (an older replica's commit extends the key without it).
+-- TTL after its last turn.
 --
 -- The lease is checked where Begin wrote its holder's token, in the state
 -- hash ("l", read with the version): whoever began on the chat since
--- replaced it. Only a chat without a state (none to hold a token), or one
--- whose holder an earlier release's Begin may have changed, has its lease
--- key read (fence.go).
+-- replaced it. Only a chat without a state (none to hold a token) has its
+-- lease key read (begin.lua).
 local cur = redis.call('HMGET', KEYS[2], 'v', 'e', 'i', 'l', 'q')
 local holder = cur[4]
-if not cur[1] or ARGV[14] == '1' then
+if not cur[1] then
   holder = redis.call('GET', KEYS[1])
 end
 if holder ~= ARGV[1] then

@@ -1,5 +1,6 @@
-// Package redistest finds the real Redis that tests run against
-// (BOTGW_TEST_REDIS_URL) and cleans up after them.
+// Package redistest finds the real Redis (BOTGW_TEST_REDIS_URL) and
+// Redis Cluster (BOTGW_TEST_REDIS_CLUSTER_URL) that tests run against,
+// skipping the test without them, and cleans up after them.
 package redistest
 
 import (
@@ -18,6 +19,18 @@ func URL(t testing.TB) string {
 	u := os.Getenv("BOTGW_TEST_REDIS_URL")
 	if u == "" {
 		t.Skip("BOTGW_TEST_REDIS_URL not set: skipping real-Redis test")
+	}
+	return u
+}
+
+// ClusterURL is BOTGW_TEST_REDIS_CLUSTER_URL (a Redis Cluster,
+// redis://host:7000?addr=host:7001); without it the test is skipped,
+// saying so.
+func ClusterURL(t testing.TB) string {
+	t.Helper()
+	u := os.Getenv("BOTGW_TEST_REDIS_CLUSTER_URL")
+	if u == "" {
+		t.Skip("BOTGW_TEST_REDIS_CLUSTER_URL not set: skipping Redis Cluster test")
 	}
 	return u
 }

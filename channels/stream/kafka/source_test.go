@@ -7,13 +7,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels/stream/kafka"
+	"github.com/botgw/botgw/internal/wait"
 	"github.com/botgw/botgw/state"
 	"github.com/botgw/botgw/webhooks"
 )
@@ -49,18 +49,6 @@ func produce(t *testing.T, c *kfake.Cluster, values ...string) {
 		if err := cl.ProduceSync(context.Background(), &kgo.Record{Key: []byte("k"), Value: []byte(v)}).FirstErr(); err != nil {
 			t.Fatal(err)
 		}
-	}
-}
-
-// await polls cond until it holds (the source works in the background).
-func await(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -102,7 +90,7 @@ func TestSourceOnceEachResumesDeadLetters(t *testing.T) {
 	)
 	var calls atomic.Int64
 	stop := source(t, c, store, &calls)
-	await(t, "the first events stored", func() bool { return pendingOf(t, store, "web:a") == 3 && deadCount(t, store) == 2 })
+	wait.Eventually(t, "the first events stored", func() bool { return pendingOf(t, store, "web:a") == 3 && deadCount(t, store) == 2 })
 	stop()
 	if n := calls.Load(); n != 4 {
 		t.Fatalf("events handed to the store = %d, want 4 (poison messages are not)", n)
@@ -112,7 +100,7 @@ func TestSourceOnceEachResumesDeadLetters(t *testing.T) {
 	calls.Store(0)
 	stop = source(t, c, store, &calls)
 	defer stop()
-	await(t, "the event after the restart", func() bool { return pendingOf(t, store, "web:a") == 4 })
+	wait.Eventually(t, "the event after the restart", func() bool { return pendingOf(t, store, "web:a") == 4 })
 	stop()
 	if n := calls.Load(); n != 1 {
 		t.Fatalf("after the restart the source handed %d events to the store, want 1: it resumes at the committed offset", n)

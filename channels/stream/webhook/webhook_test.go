@@ -23,6 +23,7 @@ import (
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels/stream"
 	"github.com/botgw/botgw/channels/stream/webhook"
+	"github.com/botgw/botgw/internal/wait"
 	"github.com/botgw/botgw/state"
 )
 
@@ -124,17 +125,6 @@ func message(k botgw.ChatKey, text string) botgw.StreamRecord {
 		Location: &botgw.StreamLocation{Latitude: 53.99212, Longitude: -1.54181}}
 }
 
-func await(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // TestWebhookOrderedThroughAnOutage commits 300 records of 4 chats while
 // the receiver is down for part of the time: every record arrives signed,
 // in batches of at most 100, each chat's in seq order without gaps.
@@ -154,7 +144,7 @@ func TestWebhookOrderedThroughAnOutage(t *testing.T) {
 	}
 	for ch := range 4 {
 		k := "test:" + strconv.Itoa(ch)
-		await(t, "chat "+k+" complete", func() bool { return len(dedupe(rc.records(k))) >= 75 })
+		wait.Eventually(t, "chat "+k+" complete", func() bool { return len(dedupe(rc.records(k))) >= 75 })
 		for i, r := range dedupe(rc.records(k)) {
 			if r.Seq != int64(i+1) || r.ID != k+"#"+strconv.Itoa(i+1) || r.Text != fmt.Sprintf("m%d", i+1) {
 				t.Fatalf("chat %s record %d = %+v, want seq %d", k, i, r, i+1)
@@ -171,7 +161,7 @@ func TestWebhookOrderedThroughAnOutage(t *testing.T) {
 	if rc.bad.Load() != 0 {
 		t.Fatalf("%d requests had a signature that did not verify", rc.bad.Load())
 	}
-	await(t, "nothing pending", func() bool {
+	wait.Eventually(t, "nothing pending", func() bool {
 		st, err := relay.Status(context.Background())
 		return err == nil && st.Pending == 0 && st.OldestPendingAt == nil && st.Delivered >= 300
 	})
@@ -197,7 +187,7 @@ func TestWebhookContentOff(t *testing.T) {
 	store, rc, _ := setup(t, false)
 	k := botgw.ChatKey{Channel: "test", ID: "private"}
 	commit(t, store, k, message(k, "I'm at the old bridge"))
-	await(t, "the record", func() bool { return len(rc.records(k.String())) == 1 })
+	wait.Eventually(t, "the record", func() bool { return len(rc.records(k.String())) == 1 })
 	r := rc.records(k.String())[0]
 	if r.Text != "" || r.Location != nil || r.Action != botgw.ActionLocation || r.AgentID != "user:7" {
 		t.Fatalf("record with content off = %+v; want no text or location, the rest kept", r)
@@ -216,7 +206,7 @@ func TestWebhookRetriesOnlyWhatFailed(t *testing.T) {
 	}
 	rc.failAt.Store(2)
 	start()
-	await(t, "all 250 records", func() bool { return len(dedupe(rc.records(k.String()))) >= 250 })
+	wait.Eventually(t, "all 250 records", func() bool { return len(dedupe(rc.records(k.String()))) >= 250 })
 	got := rc.records(k.String())
 	for i, r := range got {
 		if r.Seq != int64(i+1) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/botgw/botgw/channels/channeltest"
 	"github.com/botgw/botgw/providers/providertest"
+	"github.com/botgw/botgw/state/redistest"
 )
 
 // The broadcast suite runs two replicas of the built binary over one real
@@ -36,7 +37,7 @@ type bcRig struct {
 }
 
 func newBCRig(t *testing.T) *bcRig {
-	redisURL := ownDB(t, realRedisURL(t))
+	redisURL := ownDB(t, redistest.URL(t))
 	api := newBotAPI(t)
 	api.BotLimit(50, 10)
 	llm := slowLLM(t, time.Second)

@@ -8,10 +8,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels/channeltest"
+	"github.com/botgw/botgw/internal/wait"
 	"github.com/botgw/botgw/state/redistest"
 )
 
@@ -20,7 +20,7 @@ import (
 // their own.
 func choiceReplicas(t *testing.T) (llm *faultLLM, api *channeltest.BotAPI, a, b *replica) {
 	t.Helper()
-	redisURL := realRedisURL(t)
+	redisURL := redistest.URL(t)
 	llm, llmURL := newFaultLLM(t)
 	api = newBotAPI(t)
 	rnd := make([]byte, 4)
@@ -63,7 +63,7 @@ func TestTelegramTapsAcrossRestartAndReplicas(t *testing.T) {
 	if code := postEvent(t, a.base, body); code != http.StatusAccepted {
 		t.Fatalf("event with choices: %d, want 202", code)
 	}
-	waitUntil(t, 15*time.Second, func() bool { return sentTo(api, chat) == 1 })
+	wait.Eventually(t, "the condition", func() bool { return sentTo(api, chat) == 1 })
 	offered := api.Offered()
 	if got := offered[len(offered)-1]; !slices.Equal(got, []string{"Take the ferry", "Walk"}) {
 		t.Fatalf("buttons %q, want the event's choices", got)
@@ -90,7 +90,7 @@ func TestTelegramTapsAcrossRestartAndReplicas(t *testing.T) {
 		t.Fatalf("redelivered tap: %d, want 200", code)
 	}
 	llm.releaseAll()
-	waitUntil(t, 15*time.Second, func() bool { return sentTo(api, chat) == 2 })
+	wait.Eventually(t, "the condition", func() bool { return sentTo(api, chat) == 2 })
 	if m := lastUser(t, b.base, chat); m.Text != "Walk" || !m.Tap {
 		t.Errorf("the player's message %+v, want the label %q marked as a tap", m, "Walk")
 	}
@@ -99,7 +99,7 @@ func TestTelegramTapsAcrossRestartAndReplicas(t *testing.T) {
 	if code := postUpdate(a.base, string(old)); code != http.StatusOK {
 		t.Fatalf("tap on an inaccessible message: %d, want 200", code)
 	}
-	waitUntil(t, 15*time.Second, func() bool { return sentTo(api, chat) == 3 })
+	wait.Eventually(t, "the condition", func() bool { return sentTo(api, chat) == 3 })
 	if m := lastUser(t, a.base, chat); m.Text != "Take the ferry" || !m.Tap {
 		t.Errorf("the player's message %+v, want the label found in the history", m)
 	}
@@ -108,7 +108,7 @@ func TestTelegramTapsAcrossRestartAndReplicas(t *testing.T) {
 	if code := postUpdate(b.base, string(api.TapData(990003, "cbq-forged", n, "buy:sword", chat))); code != http.StatusOK {
 		t.Fatalf("tap with unknown data: %d, want 200 (acknowledged)", code)
 	}
-	waitUntil(t, 15*time.Second, func() bool { return sentTo(api, chat) == 4 })
+	wait.Eventually(t, "the condition", func() bool { return sentTo(api, chat) == 4 })
 	if note := api.Delivered()[len(api.Delivered())-1].Params["text"]; !strings.Contains(note, "no longer works") {
 		t.Errorf("answer to an unknown tap %q, want the short note", note)
 	}

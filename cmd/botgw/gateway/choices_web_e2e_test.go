@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/internal/wait"
 	"github.com/botgw/botgw/state/redistest"
 )
 
@@ -21,7 +22,7 @@ import (
 // app events and the admin API on.
 func choiceGateway(t *testing.T, extra string) string {
 	t.Helper()
-	redisURL := realRedisURL(t)
+	redisURL := redistest.URL(t)
 	rnd := make([]byte, 4)
 	_, _ = rand.Read(rnd)
 	prefix := "choices" + hex.EncodeToString(rnd)
@@ -67,7 +68,7 @@ func TestSlackTapsOverInteractivity(t *testing.T) {
 	if code := postEvent(t, base, `{"chat":"`+chat+`","text":"The bridge is closed","respond":true,"choices":["Take the ferry","Walk"]}`); code != http.StatusAccepted {
 		t.Fatalf("event with choices: %d", code)
 	}
-	waitUntil(t, 15*time.Second, func() bool { return len(api.Sent()) == 1 })
+	wait.Eventually(t, "the condition", func() bool { return len(api.Sent()) == 1 })
 	if got := api.Buttons(0); !slices.Equal(got, []string{"Take the ferry", "Walk"}) {
 		t.Fatalf("buttons %q, want the event's choices", got)
 	}
@@ -98,7 +99,7 @@ func TestSlackTapsOverInteractivity(t *testing.T) {
 	if code := post("e2e-signing-secret", time.Now()); code != http.StatusOK {
 		t.Fatalf("signed tap: %d, want 200", code)
 	}
-	waitUntil(t, 15*time.Second, func() bool { return len(api.Sent()) == 2 })
+	wait.Eventually(t, "the condition", func() bool { return len(api.Sent()) == 2 })
 	got := players(chatHistory(t, base, chat))
 	if len(got) != 1 || got[0].Text != "Walk" || !got[0].Tap {
 		t.Errorf("player messages %+v, want the tap as %q", got, "Walk")
@@ -121,7 +122,7 @@ func TestWebChoicesAndTaps(t *testing.T) {
 			AskLocation bool     `json:"ask_location"`
 		} `json:"replies"`
 	}
-	waitUntil(t, 15*time.Second, func() bool {
+	wait.Eventually(t, "the condition", func() bool {
 		res, err := http.Get(base + "/v1/chat?chat=" + chat)
 		if err != nil {
 			return false
@@ -147,11 +148,11 @@ func TestWebChoicesAndTaps(t *testing.T) {
 	op := `{"text":"Sam here: pick one","operator":"Sam","choices":["Left","Right"]}`
 	opURL := base + "/v1/admin/chats/" + url.PathEscape(chat) + "/messages"
 	var offers [][]string // polling takes the replies: keep them
-	waitUntil(t, 15*time.Second, func() bool { offers = append(offers, webOffers(t, base, chat)...); return len(offers) > 0 })
+	wait.Eventually(t, "the condition", func() bool { offers = append(offers, webOffers(t, base, chat)...); return len(offers) > 0 })
 	if status, v := postJSON(t, opURL, op, "Authorization", "Bearer "+opsToken); status != http.StatusAccepted {
 		t.Fatalf("operator message with choices: %d %v", status, v)
 	}
-	waitUntil(t, 15*time.Second, func() bool { offers = append(offers, webOffers(t, base, chat)...); return len(offers) >= 2 })
+	wait.Eventually(t, "the condition", func() bool { offers = append(offers, webOffers(t, base, chat)...); return len(offers) >= 2 })
 	if !slices.Equal(offers[0], []string{"Harbour", "Castle"}) || !slices.Equal(offers[1], []string{"Left", "Right"}) {
 		t.Errorf("polled choices %q, want the broadcast's then the operator's", offers)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botgw/botgw/internal/wait"
 	"github.com/chromedp/chromedp"
 )
 
@@ -68,7 +69,7 @@ func TestOperatorConsoleInABrowser(t *testing.T) {
 		waitGone("#dead tr.dead-letter"),
 		waitText("#audit", "dead-letter retry"),
 	)
-	waitUntil(t, 10*time.Second, func() bool { return sentTo(api, tgChat) == 1 })
+	wait.Eventually(t, "the condition", func() bool { return sentTo(api, tgChat) == 1 })
 	audit, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#audit")))
 	if err != nil {
 		t.Fatal(err)

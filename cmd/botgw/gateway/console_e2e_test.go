@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw/channels/channeltest"
+	"github.com/botgw/botgw/internal/wait"
 	"github.com/botgw/botgw/providers/providertest"
 )
 
@@ -80,7 +81,7 @@ func TestConsoleTakeoverAcrossReplicas(t *testing.T) {
 	a, b := 0, 1
 	chat := chatIDs(1)[0]
 	deliver(t, c.replicas[a:], 0, tgText(chat, 1, "hello"))
-	waitUntil(t, 15*time.Second, func() bool { return sentTo(c.api, chat) == 1 })
+	wait.Eventually(t, "the condition", func() bool { return sentTo(c.api, chat) == 1 })
 
 	var paused struct {
 		PausedUntil string `json:"paused_until"`
@@ -92,11 +93,11 @@ func TestConsoleTakeoverAcrossReplicas(t *testing.T) {
 	if err != nil || until.Sub(time.Now()) < 29*time.Minute {
 		t.Fatalf("paused_until %q: want about 30m ahead (admin.takeover_ttl's default)", paused.PausedUntil)
 	}
-	waitUntil(t, 10*time.Second, func() bool { return c.pausedUntil(t, b, chat) == paused.PausedUntil })
+	wait.Eventually(t, "the condition", func() bool { return c.pausedUntil(t, b, chat) == paused.PausedUntil })
 	if code := postUpdate(c.replicas[b].base, tgText(chat, 2, "I am stuck at the bridge")); code != 200 {
 		t.Fatalf("player's message through B: %d", code)
 	}
-	waitUntil(t, 10*time.Second, func() bool {
+	wait.Eventually(t, "the condition", func() bool {
 		v, err := adminChat(c.replicas[b].base, chat)
 		return err == nil && v.Pending == 0 && strings.Contains(strings.Join(userLines(v.History), "|"), "stuck at the bridge")
 	})
@@ -106,16 +107,16 @@ func TestConsoleTakeoverAcrossReplicas(t *testing.T) {
 	if code := c.admin(t, a, "POST", chatPath(chat)+"/messages", `{"text":"Sam here: take the left path.","operator":"Sam"}`, nil); code != 202 {
 		t.Fatalf("operator message through A: %d", code)
 	}
-	waitUntil(t, 10*time.Second, func() bool { return sentTo(c.api, chat) == 2 })
+	wait.Eventually(t, "the condition", func() bool { return sentTo(c.api, chat) == 2 })
 	if msgs := c.api.Sent(); !strings.Contains(msgs[len(msgs)-1], "Sam here: take the left path.") {
 		t.Errorf("Bot API got %q, want the operator's words", msgs[len(msgs)-1])
 	}
 	if code := c.admin(t, a, "POST", chatPath(chat)+"/resume", ``, nil); code != 200 {
 		t.Fatalf("resume through A: %d", code)
 	}
-	waitUntil(t, 10*time.Second, func() bool { return c.pausedUntil(t, b, chat) == "" })
+	wait.Eventually(t, "the condition", func() bool { return c.pausedUntil(t, b, chat) == "" })
 	postUpdate(c.replicas[b].base, tgText(chat, 3, "thanks, found it"))
-	waitUntil(t, 15*time.Second, func() bool { return sentTo(c.api, chat) == 3 })
+	wait.Eventually(t, "the condition", func() bool { return sentTo(c.api, chat) == 3 })
 	reqs := c.llm.Calls()
 	if len(reqs) != 2 {
 		t.Fatalf("model calls: %d, want 2 (none while paused)", len(reqs))
@@ -145,7 +146,7 @@ func TestConsoleDeadLetterFromTheBotAPI(t *testing.T) {
 	chat := chatIDs(1)[0]
 	c.api.Refuse(chatNotFound, 0)
 	deliver(t, c.replicas, 0, tgText(chat, 1, "where is the clue?"))
-	waitUntil(t, 15*time.Second, func() bool { return len(c.deadLetters(t, 0)) == 1 })
+	wait.Eventually(t, "the condition", func() bool { return len(c.deadLetters(t, 0)) == 1 })
 	d := c.deadLetters(t, 0)[0]
 	if d["kind"] != "reply" || d["chat"] != fmt.Sprintf("telegram:%d", chat) ||
 		!strings.Contains(fmt.Sprint(d["reason"]), "chat not found") || !strings.Contains(fmt.Sprint(d["text"]), "where is the clue?") {
@@ -156,15 +157,15 @@ func TestConsoleDeadLetterFromTheBotAPI(t *testing.T) {
 	if code := c.admin(t, 0, "POST", "/v1/admin/dead-letters/"+id+"/retry?operator=Sam", "", nil); code != 202 {
 		t.Fatalf("retry: %d", code)
 	}
-	waitUntil(t, 15*time.Second, func() bool { return sentTo(c.api, chat) == 1 })
+	wait.Eventually(t, "the condition", func() bool { return sentTo(c.api, chat) == 1 })
 	deliver(t, c.replicas, 0, tgText(chat, 2, "got it"))
-	waitUntil(t, 15*time.Second, func() bool { return sentTo(c.api, chat) >= 2 })
+	wait.Eventually(t, "the condition", func() bool { return sentTo(c.api, chat) >= 2 })
 	if n := sentTo(c.api, chat); n != 2 {
 		t.Errorf("replies after a retry and one more message: %d, want 2 (the retried one once)", n)
 	}
 	c.api.Refuse(chatNotFound, 0)
 	deliver(t, c.replicas, 0, tgText(chat, 3, "and now?"))
-	waitUntil(t, 15*time.Second, func() bool { return len(c.deadLetters(t, 0)) == 1 })
+	wait.Eventually(t, "the condition", func() bool { return len(c.deadLetters(t, 0)) == 1 })
 	id2 := fmt.Sprint(c.deadLetters(t, 0)[0]["id"])
 	if code := c.admin(t, 0, "DELETE", "/v1/admin/dead-letters/"+id2+"?operator=Kim", "", nil); code != 200 {
 		t.Fatalf("discard: %d", code)

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/internal/wait"
 )
 
 // TestConsoleShowsPinsAndPhotos: in the console a shared position links
@@ -30,7 +30,7 @@ func TestConsoleShowsPinsAndPhotos(t *testing.T) {
 	if code := postUpdate(base, tgMessage(tgChat, 1, map[string]any{"photo": tgPhoto("ph1", 3011), "caption": "is this the bridge?"})); code != 200 {
 		t.Fatalf("photo update: %d", code)
 	}
-	waitUntil(t, 15*time.Second, func() bool { return sentTo(api, tgChat) == 1 })
+	wait.Eventually(t, "the condition", func() bool { return sentTo(api, tgChat) == 1 })
 
 	ctx := browser(t)
 	wantURL := botgw.Location{Latitude: 53.99212, Longitude: -1.5418}.MapURL()

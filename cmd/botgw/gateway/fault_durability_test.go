@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botgw/botgw/internal/wait"
+	"github.com/botgw/botgw/state/redistest"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -17,7 +19,7 @@ import (
 // cannot be removed from the outbox until Redis is back, and the leases
 // expire meanwhile; still every message is answered exactly once, in order.
 func TestFaultRedisOutageSendsNoReplyTwice(t *testing.T) {
-	realRedisURL(t) // CI gate: this test runs its own Redis with persistence
+	redistest.URL(t) // CI gate: this test runs its own Redis with persistence
 	rs := startRedis(t)
 	sc := newScenario(t, redisTarget{keys: fmt.Sprintf("url: %q", rs.url())}, 2)
 	chats := chatIDs(50)
@@ -27,7 +29,7 @@ func TestFaultRedisOutageSendsNoReplyTwice(t *testing.T) {
 		defer close(done)
 		refused = sc.traffic(chats, 6, 25, 100*time.Millisecond)
 	}()
-	waitUntil(t, 10*time.Second, func() bool { return len(sc.api.CallsTo("sendMessage")) >= 20 }) // replies flowing
+	wait.Eventually(t, "the condition", func() bool { return len(sc.api.CallsTo("sendMessage")) >= 20 }) // replies flowing
 	rs.stop(t)
 	time.Sleep(3500 * time.Millisecond) // the outage
 	rs.start(t)
@@ -44,7 +46,7 @@ func TestFaultRedisOutageSendsNoReplyTwice(t *testing.T) {
 // no key behind, every 200 is answered exactly once after Redis gets room,
 // and /readyz fails while Redis refuses writes.
 func TestFaultFullRedisRefusesOnlyWhatItDidNotStore(t *testing.T) {
-	realRedisURL(t) // CI gate: this test runs its own Redis
+	redistest.URL(t) // CI gate: this test runs its own Redis
 	rs := startRedis(t)
 	sc := newScenario(t, redisTarget{keys: fmt.Sprintf("url: %q", rs.url())}, 1)
 	a := sc.replicas[0]
@@ -84,7 +86,7 @@ func TestFaultFullRedisRefusesOnlyWhatItDidNotStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	sc.llm.releaseAll()
-	waitUntil(t, 10*time.Second, func() bool { return status(a.base+"/readyz") == http.StatusOK })
+	wait.Eventually(t, "the condition", func() bool { return status(a.base+"/readyz") == http.StatusOK })
 	for _, c := range accepted {
 		sc.settleChat(c, []string{lineOf(c, 1) + " " + long}, time.Now().Add(60*time.Second), true)
 	}
@@ -147,7 +149,7 @@ func TestFaultKillUnderLoadLosesNothing(t *testing.T) {
 		defer close(done)
 		sc.traffic(chats, 6, 25, 100*time.Millisecond)
 	}()
-	waitUntil(t, 10*time.Second, func() bool { return len(sc.api.CallsTo("sendMessage")) >= 40 })
+	wait.Eventually(t, "the condition", func() bool { return len(sc.api.CallsTo("sendMessage")) >= 40 })
 	a := sc.replicas[0]
 	a.kill(t)
 	a.start(t)

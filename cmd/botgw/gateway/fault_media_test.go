@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/botgw/botgw/internal/wait"
 )
 
 // TestFaultKillMidDownloadAndTranscription: a replica is killed (SIGKILL)
@@ -28,7 +30,7 @@ func TestFaultKillMidDownloadAndTranscription(t *testing.T) {
 	deliver(t, sc.replicas, 0, tgMessage(photoChat, 1, map[string]any{"photo": tgPhoto("ph", 2011), "caption": "is this the bridge?"}))
 	deliver(t, sc.replicas, 0, tgMessage(voiceChat, 1, map[string]any{"voice": tgVoice("vn", 4, 30)}))
 	// the photo is mid-download and the voice note mid-transcription
-	waitUntil(t, 20*time.Second, func() bool { return sc.api.FileDownloads() == 2 && len(stt.Calls()) == 1 })
+	wait.Eventually(t, "the condition", func() bool { return sc.api.FileDownloads() == 2 && len(stt.Calls()) == 1 })
 	a.kill(t)
 	if n := len(sc.api.Delivered()); n != 0 {
 		t.Fatalf("%d replies before the kill, want none", n)

@@ -6,6 +6,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/botgw/botgw/internal/wait"
+	"github.com/botgw/botgw/state/redistest"
 )
 
 // The recovery bound of CONTRACT.md ("Redis failover"): with the default
@@ -32,7 +35,7 @@ func (sc *scenario) heldTurns(r *replica, key string, chats []int64) {
 	for _, c := range chats {
 		deliver(sc.t, []*replica{r}, 0, tgText(c, 1, lineOf(c, 1)))
 	}
-	waitUntil(sc.t, 10*time.Second, func() bool { return sc.llm.callsBy(key) == len(chats) })
+	wait.Eventually(sc.t, "every chat's model call", func() bool { return sc.llm.callsBy(key) == len(chats) })
 }
 
 // checkBound fails the test when took exceeds the contract's bound.
@@ -73,7 +76,7 @@ func TestFaultRecoveryWithinBoundOnRestart(t *testing.T) {
 // Redis is down, so every turn's commit fails and its lease stays in the
 // append-only file.
 func TestFaultRecoveryWithinBoundAfterRedisRestart(t *testing.T) {
-	realRedisURL(t) // CI gate: this test runs its own Redis with persistence
+	redistest.URL(t) // CI gate: this test runs its own Redis with persistence
 	rs := startRedis(t)
 	sc := newScenario(t, redisTarget{keys: fmt.Sprintf("url: %q", rs.url())}, 2, defaultTimings)
 	chats := chatIDs(20)

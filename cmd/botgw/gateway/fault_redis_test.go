@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botgw/botgw/internal/wait"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -61,7 +62,7 @@ func (r *redisServer) start(t *testing.T) {
 	go func(done chan struct{}) { _ = cmd.Wait(); close(done) }(r.done)
 	c := redis.NewClient(&redis.Options{Addr: r.addr()})
 	defer c.Close()
-	waitUntil(t, 10*time.Second, func() bool { return c.Ping(context.Background()).Err() == nil })
+	wait.Eventually(t, "the condition", func() bool { return c.Ping(context.Background()).Err() == nil })
 }
 
 // stop shuts the server down with SIGTERM (it flushes its files) and waits.
@@ -126,7 +127,7 @@ func startCluster(t *testing.T, n int) *redisCluster {
 	if out, err := exec.Command("redis-cli", create...).CombinedOutput(); err != nil {
 		t.Fatalf("redis-cli --cluster create: %v\n%s", err, out)
 	}
-	waitUntil(t, 20*time.Second, cl.ready)
+	wait.Eventually(t, "the condition", cl.ready)
 	return cl
 }
 

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -30,16 +29,6 @@ const (
 	faultSecret     = "fault-secret"
 	faultAdminToken = "fault-admin-token"
 )
-
-// realRedisURL is the CI Redis, or a skip.
-func realRedisURL(t *testing.T) string {
-	t.Helper()
-	u := os.Getenv("BOTGW_TEST_REDIS_URL")
-	if u == "" {
-		t.Skip("BOTGW_TEST_REDIS_URL not set: skipping real-Redis test")
-	}
-	return u
-}
 
 // faultLLM is the Chat Completions fake (providertest) answering with an
 // echo of the last user message. Each replica gets its own API key, so the

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botgw/botgw/internal/wait"
+	"github.com/botgw/botgw/state/redistest"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -60,8 +62,8 @@ func startSentinels(t *testing.T) *sentinelSet {
 		t.Cleanup(func() { s.stop(t) })
 		set.sentinels = append(set.sentinels, s)
 	}
-	waitUntil(t, 30*time.Second, set.watching)
-	waitUntil(t, 30*time.Second, set.acknowledging)
+	wait.Eventually(t, "the condition", set.watching)
+	wait.Eventually(t, "the condition", set.acknowledging)
 	return set
 }
 
@@ -147,7 +149,7 @@ func (set *sentinelSet) promote(t *testing.T, addr string) {
 	t.Helper()
 	c := redis.NewSentinelClient(&redis.Options{Addr: set.sentinels[0].addr()})
 	defer c.Close()
-	waitUntil(t, 60*time.Second, func() bool {
+	wait.Eventually(t, "the condition", func() bool {
 		if set.masterAddr() == addr {
 			return true
 		}
@@ -181,7 +183,7 @@ func (set *sentinelSet) keys() string {
 // acknowledged to the platform is in its chat's history, once and in
 // order; replies sent twice are counted and reported.
 func TestFaultSentinelFailoverLosesNoAcknowledgedMessage(t *testing.T) {
-	realRedisURL(t) // CI gate: this test runs its own servers
+	redistest.URL(t) // CI gate: this test runs its own servers
 	set := startSentinels(t)
 	sc := newScenario(t, redisTarget{keys: set.keys()}, 2)
 	chats := chatIDs(40)
@@ -191,7 +193,7 @@ func TestFaultSentinelFailoverLosesNoAcknowledgedMessage(t *testing.T) {
 	old := set.primary.addr()
 	set.primary.kill(t)
 	killed := time.Now()
-	waitUntil(t, 30*time.Second, func() bool { a := set.masterAddr(); return a != "" && a != old })
+	wait.Eventually(t, "the condition", func() bool { a := set.masterAddr(); return a != "" && a != old })
 	t.Logf("the sentinels promoted %s %s after the kill", set.masterAddr(), time.Since(killed).Round(100*time.Millisecond))
 	set.primary.start(t) // from its file; the sentinels make it a replica
 	back := time.Now()

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/internal/wait"
 )
 
 const streamSecret = "fault-stream-secret"
@@ -161,12 +162,12 @@ func testStreamAcrossKillAndOutage(t *testing.T, target redisTarget) {
 		for i := 1; i <= per; i++ {
 			lines = append(lines, lineOf(c, i))
 		}
-		waitUntil(t, 60*time.Second, func() bool { return rc.check(t, c, lines) })
+		wait.Eventually(t, "the condition", func() bool { return rc.check(t, c, lines) })
 	}
 	if n := rc.bad.Load(); n > 0 {
 		t.Fatalf("%d batches had a signature that did not verify", n)
 	}
-	waitUntil(t, 10*time.Second, func() bool { return streamPending(t, sc.replicas[1].base) == 0 })
+	wait.Eventually(t, "the condition", func() bool { return streamPending(t, sc.replicas[1].base) == 0 })
 }
 
 // streamPending is the webhook sink's pending count from GET /v1/admin/stream.
@@ -218,7 +219,7 @@ func TestStreamContentOffOnTheBinary(t *testing.T) {
 	deliver(t, sc.replicas, 0, tgLocation(chat, 2, 53.99212, -1.54181))
 	sc.answered(1)
 	var got []string
-	waitUntil(t, 60*time.Second, func() bool {
+	wait.Eventually(t, "the condition", func() bool {
 		got = got[:0]
 		for i, r := range rc.records(chat) {
 			if r.Seq != int64(i+1) || r.Text != "" || r.Location != nil {

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/botgw/botgw/channels/channeltest"
+	"github.com/botgw/botgw/internal/wait"
+	"github.com/botgw/botgw/state/redistest"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -32,7 +34,7 @@ type redisTarget struct {
 
 // sharedRedis is the CI Redis of BOTGW_TEST_REDIS_URL, or a skip.
 func sharedRedis(t *testing.T) redisTarget {
-	u := realRedisURL(t)
+	u := redistest.URL(t)
 	o, err := redis.ParseURL(u)
 	if err != nil {
 		t.Fatalf("BOTGW_TEST_REDIS_URL: %v", err)
@@ -112,7 +114,7 @@ func (sc *scenario) traffic(chats []int64, perChat, workers int, gap time.Durati
 func (sc *scenario) answered(n int) {
 	sc.t.Helper()
 	before := len(sc.api.Delivered())
-	waitUntil(sc.t, 15*time.Second, func() bool { return len(sc.api.Delivered()) >= before+n })
+	wait.Eventually(sc.t, "the replies delivered", func() bool { return len(sc.api.Delivered()) >= before+n })
 }
 
 // settle waits until every chat holds perChat messages and has no pending
@@ -174,7 +176,7 @@ func cleanRedis(t *testing.T, c *redis.Client, pattern string) {
 func eachTarget(t *testing.T, test func(t *testing.T, target redisTarget)) {
 	t.Run("redis", func(t *testing.T) { test(t, sharedRedis(t)) })
 	t.Run("cluster", func(t *testing.T) {
-		realRedisURL(t) // CI gate: the cluster is the test's own
+		redistest.URL(t) // CI gate: the cluster is the test's own
 		cl := startCluster(t, 3)
 		test(t, redisTarget{keys: fmt.Sprintf("url: %q, cluster: true", cl.url())})
 	})
@@ -205,7 +207,7 @@ func testKilledReplica(t *testing.T, target redisTarget) {
 	for _, c := range chats {
 		deliver(t, []*replica{a}, 0, tgText(c, 1, lineOf(c, 1)))
 	}
-	waitUntil(t, 10*time.Second, func() bool { return sc.llm.callsBy("sk-a") == len(chats) })
+	wait.Eventually(t, "the condition", func() bool { return sc.llm.callsBy("sk-a") == len(chats) })
 	a.kill(t)
 	killed := time.Now()
 	sc.replicas = []*replica{b}
@@ -244,7 +246,7 @@ func testRollingRestart(t *testing.T, target redisTarget) {
 }
 
 func TestFaultRedisRestartIsRefusedThenRecovered(t *testing.T) {
-	realRedisURL(t) // CI gate: this test runs its own Redis with persistence
+	redistest.URL(t) // CI gate: this test runs its own Redis with persistence
 	rs := startRedis(t)
 	sc := newScenario(t, redisTarget{keys: fmt.Sprintf("url: %q", rs.url())}, 2)
 	chats := chatIDs(20)
@@ -256,14 +258,14 @@ func TestFaultRedisRestartIsRefusedThenRecovered(t *testing.T) {
 	}()
 	sc.answered(5) // the traffic is flowing
 	rs.stop(t)
-	waitUntil(t, 10*time.Second, func() bool { return status(sc.replicas[0].base+"/readyz") == http.StatusServiceUnavailable })
+	wait.Eventually(t, "the condition", func() bool { return status(sc.replicas[0].base+"/readyz") == http.StatusServiceUnavailable })
 	if code := postUpdate(sc.replicas[1].base, tgText(1, 1, "while Redis is down")); code != http.StatusServiceUnavailable {
 		t.Errorf("update while Redis is down: %d, want 503", code)
 	}
 	time.Sleep(time.Second) // the outage lasts a second while the traffic goes on
 	rs.start(t)
 	<-done
-	waitUntil(t, 10*time.Second, func() bool { return status(sc.replicas[0].base+"/readyz") == http.StatusOK })
+	wait.Eventually(t, "the condition", func() bool { return status(sc.replicas[0].base+"/readyz") == http.StatusOK })
 	if !slices.Contains(refused, http.StatusServiceUnavailable) {
 		t.Errorf("no update was refused with 503 while Redis was down (refused: %v)", refused)
 	}
@@ -288,12 +290,12 @@ func TestFaultSIGTERMFinishesTheTurnInFlight(t *testing.T) {
 	sc.llm.hold("sk-a")
 	const player = 7001
 	deliver(t, sc.replicas, 0, tgText(player, 1, "are you still there?"))
-	waitUntil(t, 10*time.Second, func() bool { return sc.llm.callsBy("sk-a") == 1 })
+	wait.Eventually(t, "the condition", func() bool { return sc.llm.callsBy("sk-a") == 1 })
 	if err := a.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	// shutting down (no longer listening), the turn still waiting for the model
-	waitUntil(t, 10*time.Second, func() bool { return status(a.base+"/healthz") == 0 })
+	wait.Eventually(t, "the condition", func() bool { return status(a.base+"/healthz") == 0 })
 	select {
 	case <-a.done:
 		t.Fatal("the replica exited with a turn in flight")

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botgw/botgw/internal/wait"
 	"go.mau.fi/whatsmeow/proto/waAdv"
 	"go.mau.fi/whatsmeow/store/sqlstore"
 	"go.mau.fi/whatsmeow/types"
@@ -48,7 +49,7 @@ func TestFaultWhatsAppSessionLeaseAcrossProcesses(t *testing.T) {
 
 	rs[holder].kill(t)
 	killed := time.Now()
-	waitUntil(t, ttl+5*time.Second, func() bool { return waState(t, other).LeaseHeld })
+	wait.Eventually(t, "the condition", func() bool { return waState(t, other).LeaseHeld })
 	took := time.Since(killed)
 	t.Logf("replica %s took the session over %s after replica %s was killed (lease_ttl %s)", other.name, took.Round(100*time.Millisecond), rs[holder].name, ttl)
 	if took > ttl+ttl/3+time.Second {
@@ -58,13 +59,13 @@ func TestFaultWhatsAppSessionLeaseAcrossProcesses(t *testing.T) {
 	// The killed replica comes back as a standby, then a graceful stop of
 	// the holder releases the lease instead of letting it expire.
 	rs[holder].start(t)
-	waitUntil(t, 5*time.Second, func() bool { return waState(t, rs[holder]).State == "standby" })
+	wait.Eventually(t, "the condition", func() bool { return waState(t, rs[holder]).State == "standby" })
 	if s := waState(t, rs[holder]); s.LeaseHeld {
 		t.Fatalf("restarted replica %s holds the lease while %s does", rs[holder].name, other.name)
 	}
 	other.stop(t)
 	stopped := time.Now()
-	waitUntil(t, ttl+5*time.Second, func() bool { return waState(t, rs[holder]).LeaseHeld })
+	wait.Eventually(t, "the condition", func() bool { return waState(t, rs[holder]).LeaseHeld })
 	t.Logf("after SIGTERM of %s, %s took the session over in %s", other.name, rs[holder].name, time.Since(stopped).Round(100*time.Millisecond))
 }
 

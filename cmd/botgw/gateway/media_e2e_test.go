@@ -13,7 +13,9 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels/channeltest"
+	"github.com/botgw/botgw/internal/wait"
 	"github.com/botgw/botgw/providers/providertest"
+	"github.com/botgw/botgw/state/redistest"
 )
 
 // mediaConfig is the built binary on real Redis with Telegram (the fake
@@ -61,7 +63,7 @@ func mediaChat(t *testing.T, base string, chat int64) adminView {
 // gets one short notice, stays in history as its marker, is counted, and
 // never reaches the model.
 func TestBinaryReadsPhotosAndVoiceNotes(t *testing.T) {
-	redisURL := realRedisURL(t)
+	redisURL := redistest.URL(t)
 	api := newBotAPI(t)
 	llm := providertest.NewOpenAI(t, providertest.Always(providertest.Completion("Noted.")))
 	stt := newTranscriptionAPI(t)
@@ -86,14 +88,14 @@ func TestBinaryReadsPhotosAndVoiceNotes(t *testing.T) {
 			t.Fatalf("update answered %d, want 200", code)
 		}
 	}
-	waitUntil(t, 20*time.Second, func() bool {
+	wait.Eventually(t, "the condition", func() bool {
 		return len(textsTo(api, 501)) == 1 && len(textsTo(api, 502)) == 1 && len(textsTo(api, 506)) == 1 &&
 			len(textsTo(api, 503)) == 1 && len(textsTo(api, 504)) == 1 && len(textsTo(api, 505)) == 1
 	})
 	if code := postUpdate(base, tgMessage(501, 2, map[string]any{"text": "and now?"})); code != http.StatusOK {
 		t.Fatal(code)
 	}
-	waitUntil(t, 10*time.Second, func() bool { return len(textsTo(api, 501)) == 2 })
+	wait.Eventually(t, "the condition", func() bool { return len(textsTo(api, 501)) == 2 })
 	quiesced(t, base, `botgw_media_total{kind="photo",outcome="ok"} 1`, `botgw_media_total{kind="voice",outcome="ok"} 1`,
 		`botgw_media_total{kind="photo",outcome="too_large"} 1`, `botgw_media_total{kind="photo",outcome="not_found"} 1`,
 		`botgw_media_total{kind="voice",outcome="too_long"} 1`, `botgw_media_total{kind="voice",outcome="failed"} 1`)
@@ -150,7 +152,7 @@ func checkModelSawMedia(t *testing.T, llm *providertest.OpenAI, photo []byte) {
 // With Claude, a photo goes out as a base64 image block before the
 // caption's text block.
 func TestBinarySendsPhotosToClaude(t *testing.T) {
-	redisURL := realRedisURL(t)
+	redisURL := redistest.URL(t)
 	api := newBotAPI(t)
 	llm := providertest.NewAnthropic(t, providertest.Always(providertest.AnthropicText("That is the old bridge.")))
 	photo := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR-photo-bytes")
@@ -160,7 +162,7 @@ func TestBinarySendsPhotosToClaude(t *testing.T) {
 	if code := postUpdate(base, tgMessage(601, 1, map[string]any{"photo": tgPhoto("ph1", 5000), "caption": "is this it?"})); code != http.StatusOK {
 		t.Fatal(code)
 	}
-	waitUntil(t, 15*time.Second, func() bool { return len(textsTo(api, 601)) == 1 })
+	wait.Eventually(t, "the condition", func() bool { return len(textsTo(api, 601)) == 1 })
 	calls := llm.Calls()
 	if len(calls) != 1 {
 		t.Fatalf("Claude called %d times, want 1", len(calls))

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/botgw/botgw/internal/wait"
 )
 
 // Input the store can never hold is acknowledged, not refused with 503 for
@@ -41,5 +43,5 @@ channels:
 			}
 		}
 	}
-	waitUntil(t, 10*time.Second, func() bool { return sentTo(tg, 4242) == 1 && len(slackAPI.CallsTo("chat.postMessage")) == 1 })
+	wait.Eventually(t, "the condition", func() bool { return sentTo(tg, 4242) == 1 && len(slackAPI.CallsTo("chat.postMessage")) == 1 })
 }

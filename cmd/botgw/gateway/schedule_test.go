@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw/channels/web"
+	"github.com/botgw/botgw/internal/wait"
 	"github.com/botgw/botgw/providers/providertest"
 	"github.com/botgw/botgw/state/redistest"
 )
@@ -187,7 +188,7 @@ func TestNewInputInterruptsTheModelCallAndOneReplyAnswersBoth(t *testing.T) {
 		t.Fatalf("second update: %d", s)
 	}
 	model.await(t, 10*time.Second, "the rerun", func() bool { return len(model.asked) == 2 })
-	waitUntil(t, 10*time.Second, func() bool { return len(api.CallsTo("sendMessage")) > 0 })
+	wait.Eventually(t, "the condition", func() bool { return len(api.CallsTo("sendMessage")) > 0 })
 	model.mu.Lock()
 	cancelled, asked := model.cancelled, model.asked
 	model.mu.Unlock()
@@ -204,7 +205,7 @@ func TestNewInputInterruptsTheModelCallAndOneReplyAnswersBoth(t *testing.T) {
 }
 
 func TestRequestsPerMinuteIsSharedByReplicas(t *testing.T) {
-	url := realRedisURL(t)
+	url := redistest.URL(t)
 	model := newHeldModel(t, nil)
 	pc := openAIAt(model.api, 0)
 	pc.RequestsPerMinute = 60 // a burst of 60, then one a second

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw/channels/channeltest"
+	"github.com/botgw/botgw/internal/wait"
 )
 
 // newSlackAPI is the fake Web API (channeltest) of the e2e bot.
@@ -53,7 +54,7 @@ channels:
 	if code := post("e2e-signing-secret", time.Now(), "1"); code != http.StatusOK {
 		t.Fatalf("retry: %d, want 200", code)
 	}
-	waitUntil(t, 10*time.Second, func() bool { return len(api.CallsTo("chat.postMessage")) > 0 })
+	wait.Eventually(t, "the condition", func() bool { return len(api.CallsTo("chat.postMessage")) > 0 })
 	// the retry was refused as a duplicate and no turn is left to run
 	quiesced(t, base, `botgw_inbound_total{channel="slack",outcome="duplicate"} 1`,
 		`botgw_deliveries_total{channel="slack",result="ok"} 1`)
@@ -73,7 +74,7 @@ channels:
 		if code := postSlack(t, base, readSlackSample(t, sample), "e2e-signing-secret", time.Now(), ""); code != http.StatusOK {
 			t.Fatalf("%s: %d, want 200", sample, code)
 		}
-		waitUntil(t, 10*time.Second, func() bool { return len(api.CallsTo("chat.postMessage")) == 2+i })
+		wait.Eventually(t, "the condition", func() bool { return len(api.CallsTo("chat.postMessage")) == 2+i })
 	}
 	posts = api.CallsTo("chat.postMessage")
 	mention, follow := posts[1], posts[2]

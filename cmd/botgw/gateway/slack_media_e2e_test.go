@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/botgw/botgw/channels/channeltest"
+	"github.com/botgw/botgw/internal/wait"
 	"github.com/botgw/botgw/providers/providertest"
+	"github.com/botgw/botgw/state/redistest"
 )
 
 // A photo and an audio clip shared in a Slack direct message are fetched
@@ -17,7 +19,7 @@ import (
 // model as an image part, the clip as its transcript; a deleted file gets
 // one notice and is kept in history as its marker.
 func TestBinaryReadsSlackFiles(t *testing.T) {
-	redisURL := realRedisURL(t)
+	redisURL := redistest.URL(t)
 	api := newSlackAPI(t, "xoxb-e2e")
 	llm := providertest.NewOpenAI(t, providertest.Always(providertest.Completion("Noted.")))
 	stt := newTranscriptionAPI(t)
@@ -43,7 +45,7 @@ log: {level: warn, format: text}
 		if code := postSlack(t, base, body, "e2e-signing-secret", time.Now(), ""); code != http.StatusOK {
 			t.Fatalf("file_share answered %d, want 200", code)
 		}
-		waitUntil(t, 20*time.Second, func() bool { return len(api.Sent()) == i+1 })
+		wait.Eventually(t, "the condition", func() bool { return len(api.Sent()) == i+1 })
 	}
 	quiesced(t, base, `botgw_media_total{kind="photo",outcome="ok"} 1`, `botgw_media_total{kind="voice",outcome="ok"} 1`,
 		`botgw_media_total{kind="photo",outcome="not_found"} 1`)

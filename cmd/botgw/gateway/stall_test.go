@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw/channels/channeltest"
+	"github.com/botgw/botgw/internal/wait"
 )
 
 // TestWebhooksAnswerWhileRedisStalls pauses the gateway's own redis-server
@@ -82,9 +83,9 @@ log: {level: error, format: text}
 	}
 	for chat := range int64(4) { // the platforms redeliver until a 200
 		deliver(t, []*replica{r}, 0, tgText(chat, 1, "during the stall"))
-		waitUntil(t, 15*time.Second, func() bool { return sentTo(tg, chat) >= 1 })
+		wait.Eventually(t, "the condition", func() bool { return sentTo(tg, chat) >= 1 })
 	}
-	waitUntil(t, 15*time.Second, func() bool {
+	wait.Eventually(t, "the condition", func() bool {
 		code := postSlack(t, r.base, slackEvent, strangerSlackSecret, time.Now(), "1")
 		return code == http.StatusOK && len(sl.CallsTo("chat.postMessage")) >= 1
 	})

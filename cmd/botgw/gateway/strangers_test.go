@@ -295,7 +295,7 @@ func TestStrangersBodiesHoldNoMemory(t *testing.T) {
 // with Retry-After and stored nowhere; another client and a token holder
 // are not held back.
 func TestWebChatLimitsEachClientAcrossReplicas(t *testing.T) {
-	url := realRedisURL(t)
+	url := redistest.URL(t)
 	prefix := "botgwtest-clients-" + strconv.FormatInt(time.Now().UnixNano(), 10)
 	t.Cleanup(func() { redistest.Drop(t, url, prefix) })
 	cfg := strangerConfig(t, fmt.Sprintf(`redis: {url: %q, key_prefix: %s}

@@ -6,9 +6,9 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/botgw/botgw/channels/channeltest"
+	"github.com/botgw/botgw/internal/wait"
 )
 
 const e2eBotToken = "7000000001:AAH-e2e_Token"
@@ -52,7 +52,7 @@ channels:
 	if code := post("e2e-secret"); code != http.StatusOK { // Telegram redelivers
 		t.Fatalf("redelivered update: %d, want 200", code)
 	}
-	waitUntil(t, 10*time.Second, func() bool { return len(api.CallsTo("sendMessage")) > 0 })
+	wait.Eventually(t, "the condition", func() bool { return len(api.CallsTo("sendMessage")) > 0 })
 	// the redelivery was refused as a duplicate and no turn is left to run
 	quiesced(t, base, `botgw_inbound_total{channel="telegram",outcome="duplicate"} 1`,
 		`botgw_deliveries_total{channel="telegram",result="ok"} 1`)
@@ -62,16 +62,5 @@ channels:
 	}
 	if msgs[0].Params["chat_id"] != "123456789" || !strings.Contains(msgs[0].Params["text"], "Where is the next clue?") {
 		t.Errorf("sendMessage = %v", msgs[0].Params)
-	}
-}
-
-func waitUntil(t *testing.T, d time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("condition not met within %s", d)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
