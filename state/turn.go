@@ -214,7 +214,10 @@ func (s *Store) Commit(ctx context.Context, k botgw.ChatKey, c botgw.Commit) err
 		res = s.run(ctx, commitScript, true, keys, args...)
 		err = res.Err()
 	}
-	return committed(k, c, res, err, s.log)
+	if err = committed(k, c, res, err, s.log); err == nil {
+		s.countDropped(len(c.Records))
+	}
+	return err
 }
 
 // committed turns the commit script's answer into Commit's error.
