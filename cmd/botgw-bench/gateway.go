@@ -50,7 +50,7 @@ func startGateway(ctx context.Context, st *state.Store, apiURL string, o options
 	deps := convo.Deps{Store: st, Provider: prov, Compactor: comp, Channels: map[string]botgw.Channel{tg.Name(): tg},
 		Count: func(h []botgw.Message) int { return compaction.CountMessages(counter, h) }, Log: log}
 	if o.media {
-		if deps.Media, err = mediaReader(tg, o.sttURL); err != nil {
+		if deps.Media, err = mediaReader(tg, o.sttURL, o.mediaConcurrency); err != nil {
 			return nil, err
 		}
 	}
