@@ -18,7 +18,7 @@ import (
 // them. The commit script appends a commit's records, in the same atomic
 // step as the state change, to one list per sink and stream unit:
 //
-//	<prefix>:stream:<sink>:{<unit>}       records, oldest first, as JSON with "ms"
+//	<prefix>:stream:<sink>:{<unit>}       records, oldest first, as JSON with "ms" and "k"
 //	<prefix>:stream:<sink>:seq:{<unit>}   hash: chat -> "<last seq>:<ms>"
 //
 // The relay numbers them as it reads them (lua/streamnext.lua): a chat's
@@ -119,7 +119,7 @@ func (s *Store) relayLease(sink string, group int) string {
 // streamArgs appends the commit's stream keys (the lists of the sinks
 // not full) and ARGV[14..16+R] (stream.lua) to keys and args; without
 // records or a list to keep them just "0". now dates the records.
-func (s *Store) streamArgs(member string, recs []botgw.StreamRecord, now int64, keys []string, args []any) ([]string, []any, error) {
+func (s *Store) streamArgs(member string, version int64, recs []botgw.StreamRecord, now int64, keys []string, args []any) ([]string, []any, error) {
 	tag, _ := s.unit(member)
 	k0, lists := len(keys)+1, 0
 	for i, sink := range s.stream.sinks {
@@ -131,14 +131,17 @@ func (s *Store) streamArgs(member string, recs []botgw.StreamRecord, now int64, 
 		return keys, append(args, "0"), nil
 	}
 	args = append(args, len(recs), k0, lists)
-	prefix := `{"ms":` + strconv.FormatInt(now, 10) + ","
-	for _, r := range recs {
+	// "k" (the chat's version before the commit, the record's place in
+	// it) makes every stored record unique, so the relay's check of the
+	// list's head before removing a read cannot mistake one for another.
+	prefix := `{"ms":` + strconv.FormatInt(now, 10) + `,"k":"` + strconv.FormatInt(version, 10) + "."
+	for i, r := range recs {
 		r.Seq, r.ID = 0, ""
 		raw, err := json.Marshal(r)
 		if err != nil {
 			return nil, nil, fmt.Errorf("encode stream record: %w", err)
 		}
-		args = append(args, prefix+string(raw[1:]))
+		args = append(args, prefix+strconv.Itoa(i)+`",`+string(raw[1:]))
 	}
 	return keys, args, nil
 }

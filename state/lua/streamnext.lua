@@ -19,7 +19,7 @@
 -- every read until acknowledged, and a chat's count goes on whatever
 -- happened to its state. The chat is the stored JSON's first
 -- "conversation_id" value, still JSON-escaped: the fields before it (ms,
--- version) hold no string that could contain it, and inside the value
+-- k, version) hold no string that could contain it, and inside the value
 -- every '"' is escaped, so '","' ends it.
 local acked, left = 1, -1
 local n = tonumber(ARGV[1])
