@@ -20,24 +20,27 @@ var transcribeCases = []suiteCase{
 }
 
 // The vendor SDK's environment variables are never read: the call goes
-// where the configuration says, with its key, and no value of the
-// environment reaches the server.
+// where the configuration says, with its key or (a keyless server) none,
+// and no value of the environment reaches the server.
 func environmentIgnored(t *testing.T, h Harness) {
 	for k, v := range h.Env {
 		t.Setenv(k, v)
 	}
-	e := start(t, h, Always(h.Wire.Text("hi", Usage{Input: 5, Output: 1})))
-	if _, err := e.complete(t, hi()); err != nil {
-		t.Fatal(err)
-	}
-	s := e.only(t)
-	if s.Key != Key {
-		t.Errorf("request carried key %q, want the configured %q", s.Key, Key)
-	}
-	for name, values := range s.Header {
-		for _, v := range h.Env {
-			if strings.Contains(strings.Join(values, ","), v) {
-				t.Errorf("header %s: %q comes from the environment", name, values)
+	for _, key := range []string{Key, ""} {
+		e := start(t, h, Always(h.Wire.Text("hi", Usage{Input: 5, Output: 1})))
+		e.cfg.APIKey = key
+		if _, err := e.complete(t, hi()); err != nil {
+			t.Fatalf("key %q: %v", key, err)
+		}
+		s := e.only(t)
+		if s.Key != key {
+			t.Errorf("request carried key %q, want the configured %q", s.Key, key)
+		}
+		for name, values := range s.Header {
+			for _, v := range h.Env {
+				if strings.Contains(strings.Join(values, ","), v) {
+					t.Errorf("header %s: %q comes from the environment", name, values)
+				}
 			}
 		}
 	}
