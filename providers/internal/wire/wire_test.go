@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/botgw/botgw/internal/httpclient"
 )
 
 func TestRetryAfter(t *testing.T) {
@@ -95,7 +97,7 @@ func TestRequestGoesInOneWrite(t *testing.T) {
 	}))
 	defer srv.Close()
 	client := HTTPClient(nil, 0)
-	tr := client.Transport.(replayedBody).next.(*http.Transport)
+	tr := client.Transport.(httpclient.Deadline).Next.(replayedBody).next.(*http.Transport)
 	var writes atomic.Int32
 	dial := tr.DialContext
 	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
