@@ -122,6 +122,9 @@ type Deps struct {
 	// DeadLetters keeps replies and input that could not be delivered or
 	// processed; nil: the Store, when it implements botgw.DeadLetters.
 	DeadLetters botgw.DeadLetters
+	// Clock is the time debounce and the turn rate limit read and wait
+	// on; nil: the machine's clock.
+	Clock Clock
 }
 
 // Engine schedules and runs turns. Create it with New, start it with Run.
@@ -132,10 +135,10 @@ type Deps struct {
 // first come, first served (providers/limit), so a chat that writes again
 // goes behind the chats already waiting.
 type Engine struct {
-	cfg  Config
-	deps Deps
-	log  *slog.Logger
-	now  func() time.Time
+	cfg   Config
+	deps  Deps
+	log   *slog.Logger
+	clock Clock
 
 	commands []command
 	renewer  lease.Renewer // keeps the leases of the chats running here alive
@@ -172,6 +175,9 @@ func New(cfg Config, deps Deps) (*Engine, error) {
 	if deps.Tracer == nil {
 		deps.Tracer = spans.Noop
 	}
+	if deps.Clock == nil {
+		deps.Clock = realClock{}
+	}
 	cfg = cfg.withDefaults()
 	if deps.Count == nil {
 		deps.Count = roughTokens
@@ -181,7 +187,7 @@ func New(cfg Config, deps Deps) (*Engine, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	e := &Engine{
-		cfg: cfg, deps: deps, log: deps.Log, now: time.Now, commands: commandTable(),
+		cfg: cfg, deps: deps, log: deps.Log, clock: deps.Clock, commands: commandTable(),
 		workers: make(map[botgw.ChatKey]*worker),
 		ctx:     ctx, cancel: cancel, done: make(chan struct{}),
 	}

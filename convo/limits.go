@@ -88,10 +88,11 @@ func (e *Engine) needsModel(env *codec.Envelope, pending []botgw.Inbound) bool {
 // renewed), so no other worker takes the chat meanwhile, and a crash only
 // hands it over after the lease expires.
 func (e *Engine) pause(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
+	done := make(chan struct{})
+	stop := e.clock.AfterFunc(d, func() { close(done) })
+	defer stop()
 	select {
 	case <-ctx.Done():
-	case <-t.C:
+	case <-done:
 	}
 }

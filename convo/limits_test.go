@@ -13,15 +13,18 @@ import (
 )
 
 // offsetClock is the real clock moved forward by a settable offset.
-type offsetClock struct{ offset atomic.Int64 }
+type offsetClock struct {
+	realClock
+	offset atomic.Int64
+}
 
-func (c *offsetClock) now() time.Time          { return time.Now().Add(time.Duration(c.offset.Load())) }
+func (c *offsetClock) Now() time.Time          { return time.Now().Add(time.Duration(c.offset.Load())) }
 func (c *offsetClock) advance(d time.Duration) { c.offset.Add(int64(d)) }
 
 func TestDailyTokenLimitAnswersWithoutTheModelAndKeepsTheMessage(t *testing.T) {
 	prov := fake.New()
 	clock := &offsetClock{}
-	r := newRig(t, openStore(t, false, fastStore), prov, Config{Limits: limits.Config{DailyTokens: 1, DailyNotice: "Come back tomorrow!"}}, func(e *Engine) { e.now = clock.now })
+	r := newRig(t, openStore(t, false, fastStore), prov, Config{Limits: limits.Config{DailyTokens: 1, DailyNotice: "Come back tomorrow!"}}, withClock(clock))
 
 	r.say(t, testChat, "1", "hello")
 	r.ch.Wait(t, 1, 5*time.Second)
@@ -54,7 +57,7 @@ func TestDailyTokenLimitAnswersWithoutTheModelAndKeepsTheMessage(t *testing.T) {
 func TestTurnRateLimitCoalescesAFloodIntoOneLaterTurn(t *testing.T) {
 	prov := fake.New()
 	clock := &offsetClock{}
-	r := newRig(t, openStore(t, false, fastStore), prov, Config{Limits: limits.Config{TurnsPerMinute: 1}}, func(e *Engine) { e.now = clock.now })
+	r := newRig(t, openStore(t, false, fastStore), prov, Config{Limits: limits.Config{TurnsPerMinute: 1}}, withClock(clock))
 
 	r.say(t, testChat, "1", "hi")
 	r.ch.Wait(t, 1, 5*time.Second)

@@ -133,6 +133,11 @@ func sendThrough(wrap func(botgw.Channel) botgw.Channel) func(*Engine) {
 	return func(e *Engine) { e.deps.Channels["test"] = wrap(e.deps.Channels["test"]) }
 }
 
+// withClock makes the rig's engine read and wait on c.
+func withClock(c Clock) func(*Engine) {
+	return func(e *Engine) { e.clock = c }
+}
+
 // say delivers a user message as a channel would.
 func (r *rig) say(t *testing.T, k botgw.ChatKey, id, text string) {
 	t.Helper()

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/internal/fakeclock"
 	"github.com/botgw/botgw/internal/wait"
 	"github.com/botgw/botgw/providers/fake"
 	"github.com/botgw/botgw/providers/limit"
@@ -50,17 +51,75 @@ func TestAChatWritingAgainWaitsBehindChatsAlreadyWaiting(t *testing.T) {
 	}
 }
 
-func TestDebounceMakesATypingBurstOneTurn(t *testing.T) {
+// typing drives one chat's turns on a fake clock: the engine's debounce
+// waits end only when the test moves the clock, so the player's pauses
+// between lines take no real time.
+type typing struct {
+	r     *rig
+	clock *fakeclock.Clock
+	model *fake.Provider
+}
+
+func newTyping(t *testing.T, turns TurnsConfig) *typing {
 	model := fake.New()
-	r := newRig(t, openStore(t, false, fastStore), model, Config{Turns: TurnsConfig{Debounce: time.Second}})
-	for i, text := range []string{"hi", "I'm at the station", "where next?"} {
-		if i > 0 {
-			time.Sleep(300 * time.Millisecond) // the player types the next line
-		}
-		r.say(t, testChat, msgID(i), text)
+	clock := fakeclock.New(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
+	r := newRig(t, openStore(t, false, fastStore), model, Config{Turns: turns}, withClock(clock))
+	return &typing{r: r, clock: clock, model: model}
+}
+
+// settled waits until the chat's worker either waits on the clock or has
+// asked the model more than asked times, and reports whether it asked.
+func (p *typing) settled(t *testing.T, asked int) bool {
+	t.Helper()
+	wait.Eventually(t, "the worker to pause or ask the model", func() bool {
+		return p.clock.Waiting() > 0 || len(p.model.Requests()) > asked
+	})
+	return len(p.model.Requests()) > asked
+}
+
+// advance moves the clock on by d; when that ends the worker's pause, it
+// waits until the worker has looked again.
+func (p *typing) advance(t *testing.T, d time.Duration) {
+	t.Helper()
+	asked := len(p.model.Requests())
+	if p.clock.Advance(d) > 0 {
+		p.settled(t, asked)
 	}
-	sent := r.ch.Wait(t, 1, 10*time.Second)
-	reqs := model.Requests()
+}
+
+// runOut moves the clock from one of the worker's pauses to the next
+// until done holds.
+func (p *typing) runOut(t *testing.T, done func() bool) {
+	t.Helper()
+	for range 50 {
+		if done() {
+			return
+		}
+		p.settled(t, len(p.model.Requests()))
+		if d, ok := p.clock.Next(); ok {
+			p.advance(t, d)
+		}
+	}
+	t.Fatal("the chat's turns did not run out after 50 pauses")
+}
+
+func TestDebounceMakesATypingBurstOneTurn(t *testing.T) {
+	p := newTyping(t, TurnsConfig{Debounce: time.Second})
+	start := p.clock.Now()
+	p.r.say(t, testChat, msgID(0), "hi")
+	if p.settled(t, 0) {
+		t.Fatal("the first line was answered at once; want a wait for the chat to go quiet")
+	}
+	for i, text := range []string{"I'm at the station", "where next?"} {
+		p.advance(t, 300*time.Millisecond) // the player types the next line
+		p.r.say(t, testChat, msgID(i+1), text)
+	}
+	p.runOut(t, func() bool { return len(p.model.Requests()) > 0 })
+	if waited := p.clock.Now().Sub(start); waited != 1600*time.Millisecond {
+		t.Errorf("the turn started %s after the first line, want 1.6s: a second after the last", waited)
+	}
+	sent := p.r.ch.Wait(t, 1, 10*time.Second)
+	reqs := p.model.Requests()
 	if len(reqs) != 1 || len(sent) != 1 {
 		t.Fatalf("%d model calls and %d replies, want one of each", len(reqs), len(sent))
 	}
@@ -70,26 +129,28 @@ func TestDebounceMakesATypingBurstOneTurn(t *testing.T) {
 }
 
 func TestMaxWaitBoundsTheDebounceUnderASteadyStream(t *testing.T) {
-	model := fake.New()
-	cfg := Config{Turns: TurnsConfig{Debounce: time.Second, MaxWait: time.Second}}
-	r := newRig(t, openStore(t, false, fastStore), model, cfg)
+	p := newTyping(t, TurnsConfig{Debounce: time.Second, MaxWait: time.Second})
 	const n = 10
-	for i := range n { // never quiet for a whole second: 3 s of messages 300 ms apart
+	for i := range n { // never quiet for a whole second: 3 s of lines 300 ms apart
 		if i > 0 {
-			time.Sleep(300 * time.Millisecond)
+			p.advance(t, 300*time.Millisecond)
 		}
-		r.say(t, testChat, msgID(i), fmt.Sprint("line ", i))
+		p.r.say(t, testChat, msgID(i), fmt.Sprint("line ", i))
+		if i == 0 && p.settled(t, 0) {
+			t.Fatal("the first line was answered at once; want a wait for the chat to go quiet")
+		}
 	}
-	if len(model.Requests()) == 0 {
+	reqs := p.model.Requests()
+	if len(reqs) == 0 {
 		t.Fatal("no model call while the stream went on for 3 s; max_wait 1s should have started a turn")
 	}
-	wait.Eventually(t, "the condition", func() bool {
-		reqs := model.Requests()
-		return len(reqs) > 0 && strings.HasSuffix(lastUser(reqs[len(reqs)-1]), fmt.Sprint("line ", n-1))
-	})
-	if first := lastUser(model.Requests()[0]); strings.Contains(first, fmt.Sprint("line ", n-1)) {
-		t.Errorf("the first turn held the whole stream (%q): max_wait did not bound it", first)
+	if first := lastUser(reqs[0]); first != "line 0\nline 1\nline 2\nline 3" {
+		t.Errorf("the first turn read %q, want the lines of its first second (max_wait 1s)", first)
 	}
+	p.runOut(t, func() bool {
+		reqs := p.model.Requests()
+		return strings.HasSuffix(lastUser(reqs[len(reqs)-1]), fmt.Sprint("line ", n-1))
+	})
 }
 
 func TestTurnsConfigValidateNamesTheKey(t *testing.T) {

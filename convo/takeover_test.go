@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -80,10 +79,8 @@ func testTakeover(t *testing.T, st *state.Store) {
 // TestPauseEndsByItself: after paused_until the next message is answered.
 func TestPauseEndsByItself(t *testing.T) {
 	st := openStore(t, false, fastStore)
-	var skew atomic.Int64
-	r := newRig(t, st, fake.New(), Config{}, func(e *Engine) {
-		e.now = func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
-	})
+	clock := &offsetClock{}
+	r := newRig(t, st, fake.New(), Config{}, withClock(clock))
 	op := &operator.API{Store: st, Deliver: r.eng.Handle, TakeoverTTL: time.Hour}
 	r.say(t, testChat, "m1", "hello")
 	r.ch.Wait(t, 1, 5*time.Second)
@@ -97,7 +94,7 @@ func TestPauseEndsByItself(t *testing.T) {
 	if n := len(r.prov.Requests()); n != 1 {
 		t.Fatalf("model calls while paused: %d, want 1", n)
 	}
-	skew.Store(int64(11 * time.Minute))
+	clock.advance(11 * time.Minute)
 	r.say(t, testChat, "m3", "hello again")
 	r.ch.Wait(t, 2, 5*time.Second)
 	if n := len(r.prov.Requests()); n != 2 {
