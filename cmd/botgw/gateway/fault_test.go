@@ -333,8 +333,7 @@ func (sc *scenario) complaints(chat int64) string {
 			if chat != 0 && strings.Contains(line, "chat=") && !strings.Contains(line, mine) {
 				continue
 			}
-			_, what, _ := strings.Cut(strings.TrimSpace(line), " level=") // drop the time
-			key := r.name + ": " + what
+			key := r.name + ": " + complaint(line)
 			if seen[key]++; seen[key] == 1 {
 				order = append(order, key)
 			}
@@ -348,4 +347,38 @@ func (sc *scenario) complaints(chat int64) string {
 		return "  (nothing)\n"
 	}
 	return b.String()
+}
+
+// complaint is a log line's level, message and error, without the time
+// and the attributes that vary from one occurrence to the next.
+func complaint(line string) string {
+	_, rest, _ := strings.Cut(strings.TrimSpace(line), "level=")
+	level, rest, _ := strings.Cut(rest, " ")
+	out := level
+	for _, attr := range []string{"msg=", "err="} {
+		if _, v, ok := strings.Cut(rest, " "+attr); ok || strings.HasPrefix(rest, attr) {
+			if !ok {
+				v = strings.TrimPrefix(rest, attr)
+			}
+			out += " " + attr + quoted(v)
+		}
+	}
+	return out
+}
+
+// quoted is the value at the start of v: a quoted string or one word.
+func quoted(v string) string {
+	if !strings.HasPrefix(v, `"`) {
+		w, _, _ := strings.Cut(v, " ")
+		return w
+	}
+	for i := 1; i < len(v); i++ {
+		switch v[i] {
+		case '\\':
+			i++
+		case '"':
+			return v[:i+1]
+		}
+	}
+	return v
 }
