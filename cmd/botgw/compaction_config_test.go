@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/botgw/botgw/internal/e2e"
 )
 
 func TestComposedCompactionErrorsNameTheKeyPath(t *testing.T) {
-	p := writeFile(t, `
+	p := e2e.WriteFile(t, `
 provider: {kind: fake}
 compaction:
   chain:
@@ -30,7 +32,7 @@ compaction:
 		}
 	}
 	// with the unknown key gone, the rest is checked
-	p = writeFile(t, `
+	p = e2e.WriteFile(t, `
 provider: {kind: fake}
 compaction:
   strategy: last_n

@@ -2,23 +2,14 @@ package main
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/botgw/botgw/internal/e2e"
 )
 
-func writeFile(t *testing.T, body string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "config.yaml")
-	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 func TestConfigCheckNamesEveryBadKey(t *testing.T) {
-	p := writeFile(t, `
+	p := e2e.WriteFile(t, `
 listen: "127.0.0.1:8080"
 redis:
   url: ""
@@ -65,7 +56,7 @@ func TestExampleConfigPasses(t *testing.T) {
 // browser sends, so naming one an operator would hand operator commands
 // to anyone.
 func TestConfigRefusesWebOperators(t *testing.T) {
-	p := writeFile(t, `
+	p := e2e.WriteFile(t, `
 admin:
   operators:
     web: ["alice"]
@@ -83,7 +74,7 @@ admin:
 }
 
 func TestConfigCheckNamesBadLimitsAndWebKeys(t *testing.T) {
-	p := writeFile(t, `
+	p := e2e.WriteFile(t, `
 provider: {kind: fake}
 limits: {max_input_chars: 0}
 channels:

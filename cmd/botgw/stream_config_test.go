@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/botgw/botgw/internal/e2e"
 )
 
 func TestConfigCheckNamesBadStreamKeys(t *testing.T) {
-	p := writeFile(t, `
+	p := e2e.WriteFile(t, `
 provider: {kind: fake}
 channels: {web: {}}
 events:

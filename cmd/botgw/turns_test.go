@@ -7,10 +7,11 @@ import (
 	"time"
 
 	"github.com/botgw/botgw/cmd/botgw/gateway"
+	"github.com/botgw/botgw/internal/e2e"
 )
 
 func TestConfigCheckNamesBadTurnAndProviderLimitKeys(t *testing.T) {
-	p := writeFile(t, `
+	p := e2e.WriteFile(t, `
 provider:
   kind: fake
   max_concurrency: -1
@@ -38,7 +39,7 @@ channels:
 }
 
 func TestChannelTurnsOverrideTheTurnsSection(t *testing.T) {
-	p := writeFile(t, `
+	p := e2e.WriteFile(t, `
 provider: {kind: fake}
 turns: {on_new_input: interrupt, max_wait: 4s}
 channels:

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/botgw/botgw/internal/e2e"
 )
 
 // A WhatsApp operator written with "+" or spaces would never match a
@@ -14,7 +16,7 @@ import (
 // how to write it.
 func TestConfigRefusesWhatsAppOperatorsNotInDigits(t *testing.T) {
 	store := "sqlite://" + filepath.Join(t.TempDir(), "wa.db")
-	p := writeFile(t, `
+	p := e2e.WriteFile(t, `
 channels:
   whatsapp:
     store: `+store+`

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/botgw/botgw/internal/e2e"
 	"github.com/chromedp/chromedp"
 )
 
@@ -19,7 +20,7 @@ func TestOperatorPageInABrowser(t *testing.T) {
 	cfg.Admin.Token = "op-token-123"
 	base := startGateway(t, cfg)
 	for _, text := range []string{"I am at the station", hostile} {
-		if status, v := postJSON(t, base+"/v1/chat", `{"chat":"web:alice","text":`+quoteJSON(text)+`}`); status != 200 {
+		if status, v := e2e.PostJSON(t, base+"/v1/chat", `{"chat":"web:alice","text":`+quoteJSON(text)+`}`); status != 200 {
 			t.Fatalf("chat: %d %v", status, v)
 		}
 	}

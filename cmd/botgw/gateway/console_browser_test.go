@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botgw/botgw/internal/e2e"
 	"github.com/botgw/botgw/internal/wait"
 	"github.com/chromedp/chromedp"
 )
@@ -21,7 +22,7 @@ func TestOperatorConsoleInABrowser(t *testing.T) {
 	cfg.Channels.Telegram = &telegramConfig{Token: e2eBotToken, WebhookSecret: faultSecret, APIURL: api.URL}
 	base := startGateway(t, cfg)
 	for _, chat := range []string{"web:alice", "web:bob"} {
-		if status, v := postJSON(t, base+"/v1/chat", `{"chat":"`+chat+`","text":"I am at the station"}`); status != 200 {
+		if status, v := e2e.PostJSON(t, base+"/v1/chat", `{"chat":"`+chat+`","text":"I am at the station"}`); status != 200 {
 			t.Fatalf("chat: %d %v", status, v)
 		}
 	}

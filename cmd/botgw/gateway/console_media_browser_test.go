@@ -8,6 +8,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/internal/e2e"
 	"github.com/botgw/botgw/internal/wait"
 )
 
@@ -23,7 +24,7 @@ func TestConsoleShowsPinsAndPhotos(t *testing.T) {
 	cfg.Admin.Token = "op-token-media"
 	cfg.Channels.Telegram = &telegramConfig{Token: e2eBotToken, WebhookSecret: faultSecret, APIURL: api.URL}
 	base := startGateway(t, cfg)
-	if status, v := postJSON(t, base+"/v1/chat", `{"chat":"web:pin","location":{"latitude":53.99212,"longitude":-1.5418}}`); status != 200 {
+	if status, v := e2e.PostJSON(t, base+"/v1/chat", `{"chat":"web:pin","location":{"latitude":53.99212,"longitude":-1.5418}}`); status != 200 {
 		t.Fatalf("pin: %d %v", status, v)
 	}
 	const tgChat = 4343

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw/convo/operator"
+	"github.com/botgw/botgw/internal/e2e"
 )
 
 const (
@@ -36,7 +37,7 @@ func postSignedEvent(t *testing.T, base, body string) int {
 	ts := strconv.FormatInt(time.Now().Unix(), 10)
 	mac := hmac.New(sha256.New, []byte(eventsSecret))
 	mac.Write([]byte(ts + "." + body))
-	status, _ := postJSON(t, base+"/v1/events", body,
+	status, _ := e2e.PostJSON(t, base+"/v1/events", body,
 		"X-Botgw-Timestamp", ts, "X-Botgw-Signature", "v1="+hex.EncodeToString(mac.Sum(nil)))
 	return status
 }
@@ -44,7 +45,7 @@ func postSignedEvent(t *testing.T, base, body string) int {
 // postEvent sends body to /v1/events with the Bearer secret.
 func postEvent(t *testing.T, base, body string) int {
 	t.Helper()
-	status, _ := postJSON(t, base+"/v1/events", body, "Authorization", "Bearer "+eventsSecret)
+	status, _ := e2e.PostJSON(t, base+"/v1/events", body, "Authorization", "Bearer "+eventsSecret)
 	return status
 }
 
@@ -65,10 +66,10 @@ func TestAppEventsReachTheNextTurnOverHTTP(t *testing.T) {
 	if status := postEvent(t, base, `{"chat":"web:dave","text":"User earned 50 points","id":"e3"}`); status != 202 {
 		t.Fatalf("third event: %d", status)
 	}
-	if status, _ := postJSON(t, base+"/v1/events", `{"chat":"web:dave","text":"no auth","id":"e4"}`); status != 401 {
+	if status, _ := e2e.PostJSON(t, base+"/v1/events", `{"chat":"web:dave","text":"no auth","id":"e4"}`); status != 401 {
 		t.Errorf("unauthenticated event: %d, want 401", status)
 	}
-	_, v := postJSON(t, base+"/v1/chat", `{"chat":"web:dave","text":"where am I?"}`)
+	_, v := e2e.PostJSON(t, base+"/v1/chat", `{"chat":"web:dave","text":"where am I?"}`)
 	if reply := v["reply"].(string); !strings.Contains(reply, "Latest app event") || !strings.Contains(reply, "where am I?") {
 		t.Errorf("reply = %q, want the event and the user text in the turn", reply)
 	}
@@ -118,7 +119,7 @@ func TestRespondingEventDeliversOneReplyToTheWebChat(t *testing.T) {
 	}
 	// A user turn after it runs only once the event's turn and delivery are
 	// done, so a duplicate announcement would be waiting by then.
-	if status, v := postJSON(t, base+"/v1/chat", `{"chat":"web:carol","text":"thanks"}`); status != 200 {
+	if status, v := e2e.PostJSON(t, base+"/v1/chat", `{"chat":"web:carol","text":"thanks"}`); status != 200 {
 		t.Fatalf("chat: %d %v", status, v)
 	}
 	if extra := pollWeb(t, base, "web:carol"); len(extra) != 0 {

@@ -3,7 +3,6 @@ package gateway
 import (
 	"fmt"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -94,12 +93,4 @@ func TestFaultRecoveryWithinBoundAfterRedisRestart(t *testing.T) {
 	}
 	sc.settle(chats, 1, 2*recoveryBound, true)
 	checkBound(t, "Redis killed and restarted from its append-only file", time.Since(back))
-}
-
-// kill ends the server with SIGKILL: no shutdown, only what its
-// append-only file holds survives.
-func (r *redisServer) kill(t *testing.T) {
-	t.Helper()
-	_ = r.cmd.Process.Signal(syscall.SIGKILL)
-	<-r.done
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botgw/botgw/internal/e2e"
 	"github.com/botgw/botgw/providers/providertest"
 )
 
@@ -260,7 +261,7 @@ func TestFallbackAnswersAndTheStateFollowsBackToThePrimary(t *testing.T) {
 
 func TestToolsConfigFromYAML(t *testing.T) {
 	t.Setenv("GAME_API_TOKEN", "tok-123")
-	path := writeFile(t, `
+	path := e2e.WriteFile(t, `
 provider: {kind: fake}
 channels: {web: {}}
 max_tool_calls: 3

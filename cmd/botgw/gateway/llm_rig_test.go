@@ -11,6 +11,7 @@ import (
 
 	"github.com/botgw/botgw/channels/web"
 	"github.com/botgw/botgw/convo/tools"
+	"github.com/botgw/botgw/internal/e2e"
 	"github.com/botgw/botgw/providers/providertest"
 )
 
@@ -107,7 +108,7 @@ func anthropicAt(v *providertest.Anthropic, retries int) ProviderConfig {
 func chat(t *testing.T, base, chatKey, text string) string {
 	t.Helper()
 	b, _ := json.Marshal(map[string]string{"chat": chatKey, "text": text})
-	status, v := postJSON(t, base+"/v1/chat", string(b))
+	status, v := e2e.PostJSON(t, base+"/v1/chat", string(b))
 	reply, _ := v["reply"].(string)
 	if status != 200 || reply == "" {
 		t.Fatalf("chat %q: %d %v", text, status, v)

@@ -8,10 +8,10 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/internal/e2e"
 	"github.com/botgw/botgw/providers/providertest"
 )
 
@@ -36,11 +36,11 @@ func TestMetricsCountTurnsInboundAndRejectedRequests(t *testing.T) {
 	cfg.Events.Secret = "s3cret"
 	base := startGateway(t, cfg)
 	for _, text := range []string{"hi", "again"} {
-		if status, v := postJSON(t, base+"/v1/chat", `{"chat":"web:m","text":"`+text+`"}`); status != 200 {
+		if status, v := e2e.PostJSON(t, base+"/v1/chat", `{"chat":"web:m","text":"`+text+`"}`); status != 200 {
 			t.Fatalf("chat: %d %v", status, v)
 		}
 	}
-	if status, _ := postJSON(t, base+"/v1/events", `{"chat":"web:m","text":"x"}`, "Authorization", "Bearer wrong"); status != 401 {
+	if status, _ := e2e.PostJSON(t, base+"/v1/events", `{"chat":"web:m","text":"x"}`, "Authorization", "Bearer wrong"); status != 401 {
 		t.Fatalf("bad event auth: %d, want 401", status)
 	}
 	// The web reply reaches its request before the engine records the
@@ -118,7 +118,7 @@ func TestTurnLogLineCarriesTextOnlyWithLogContent(t *testing.T) {
 		cfg := DefaultConfig()
 		cfg.Log.Content = content
 		base := startGatewayWithLog(t, cfg, slog.New(slog.NewJSONHandler(&buf, nil)))
-		postJSON(t, base+"/v1/chat", `{"chat":"web:c","text":"secret plan"}`)
+		e2e.PostJSON(t, base+"/v1/chat", `{"chat":"web:c","text":"secret plan"}`)
 		line := buf.line(`"msg":"turn"`)
 		if line == "" {
 			t.Fatalf("content=%v: no turn log line in %s", content, buf.String())
@@ -134,34 +134,6 @@ func TestTurnLogLineCarriesTextOnlyWithLogContent(t *testing.T) {
 	}
 }
 
-// syncBuffer collects log output written from several goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// line returns the first line containing s.
-func (b *syncBuffer) line(s string) string {
-	for l := range strings.Lines(b.String()) {
-		if strings.Contains(l, s) {
-			return l
-		}
-	}
-	return ""
-}
-
 // TestMetricsShowProviderRetries: a 500 the SDK retried is visible in
 // /metrics although the user got an answer (the turn counts as ok).
 func TestMetricsShowProviderRetries(t *testing.T) {
@@ -170,7 +142,7 @@ func TestMetricsShowProviderRetries(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Provider = ProviderConfig{Kind: "openai", BaseURL: fake.URL + "/v1", APIKey: "sk-test", Model: "gpt-4o-mini", MaxRetries: &one}
 	base := startGateway(t, cfg)
-	if _, v := postJSON(t, base+"/v1/chat", `{"chat":"web:r","text":"hello"}`); v["reply"] != "You said: hello" {
+	if _, v := e2e.PostJSON(t, base+"/v1/chat", `{"chat":"web:r","text":"hello"}`); v["reply"] != "You said: hello" {
 		t.Fatalf("reply = %v, want the answer after the retry", v)
 	}
 	// The web reply reaches its request before the engine records the

@@ -32,17 +32,7 @@ channels:
 	if err != nil {
 		t.Fatal(err)
 	}
-	post := func(secret string) int {
-		req, _ := http.NewRequest(http.MethodPost, base+"/webhooks/telegram", strings.NewReader(string(update)))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("X-Telegram-Bot-Api-Secret-Token", secret)
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Body.Close()
-		return res.StatusCode
-	}
+	post := func(secret string) int { return postTelegram(base, secret, string(update)) }
 	if code := post("wrong"); code != http.StatusUnauthorized {
 		t.Errorf("wrong secret: %d, want 401", code)
 	}
