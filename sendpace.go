@@ -9,10 +9,11 @@ import (
 // shared limiter: the engine fills it from the chat's state when it takes
 // the chat's lease and stores it back when the turn finishes, so a reply to
 // a chat that only this lease holder sends to costs no round trip to a
-// shared limiter. It is a GCRA: Next is the theoretical arrival time of the
-// chat's next send. An adapter uses it (Outbound.Pace) only for a
-// chat whose platform chat no other chat key shares (a Telegram private
-// chat, not a forum topic). Safe for concurrent use.
+// shared limiter. It holds a GCRA's theoretical arrival time of the chat's
+// next send; the limiter (state/ratelimit, Limit.Take) moves it. An adapter
+// uses it (Outbound.Pace) only for a chat whose platform chat no other chat
+// key shares (a Telegram private chat, not a forum topic). Safe for
+// concurrent use.
 type SendPace struct {
 	mu    sync.Mutex
 	next  time.Time
@@ -23,21 +24,12 @@ type SendPace struct {
 // (zero: the chat has sent nothing lately).
 func NewSendPace(next time.Time) *SendPace { return &SendPace{next: next} }
 
-// Take takes one slot under a limit of one send every every after burst
-// sends at once, and returns when the send may go (now or later).
-func (p *SendPace) Take(now time.Time, every time.Duration, burst int) time.Time {
+// Advance takes a slot: f gets the stored theoretical arrival time and
+// returns the next one, under the pace's lock.
+func (p *SendPace) Advance(f func(next time.Time) time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	tat := p.next
-	if tat.Before(now) {
-		tat = now
-	}
-	at := tat.Add(-time.Duration(max(burst, 1)-1) * every)
-	if at.Before(now) {
-		at = now
-	}
-	p.next, p.taken = tat.Add(every), true
-	return at
+	p.next, p.taken = f(p.next), true
 }
 
 // Next is the theoretical arrival time to store, and whether any slot was

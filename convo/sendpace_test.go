@@ -10,6 +10,7 @@ import (
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/internal/wait"
 	"github.com/botgw/botgw/providers/fake"
+	"github.com/botgw/botgw/state/ratelimit"
 )
 
 // slotChannel takes each reply's slot from the chat's own send pace the
@@ -24,7 +25,7 @@ type slotChannel struct {
 func (c *slotChannel) Send(ctx context.Context, m botgw.Outbound) error {
 	var at time.Time
 	if p := m.Pace; p != nil {
-		at = p.Take(time.Now(), time.Hour, 1)
+		at = ratelimit.Limit{Every: time.Hour, Burst: 1}.Take(p, time.Now())
 	}
 	c.mu.Lock()
 	c.slots = append(c.slots, at)

@@ -40,6 +40,7 @@ func runStreamSuite(t *testing.T, newH newHarness) {
 		{"RefusedCommitRecordsNothing", testStreamRefusedCommit},
 		{"RelayLease", testStreamLease},
 		{"ResetKeepsPendingSeq", testStreamResetKeepsPendingSeq},
+		{"PruneForgetsOldCounters", testStreamPrune},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -54,11 +55,13 @@ func rec(k botgw.ChatKey, action, text string) botgw.StreamRecord {
 		Action: action, Timestamp: botgw.Millis(time.UnixMilli(1764088802113)), Text: text}
 }
 
-// commitRecords runs one turn on k that commits recs (nil blob: a reset).
+// commitRecords runs one turn on k that commits recs (nil blob: a reset)
+// with the chat list's activity, as the engine's commits do.
 func commitRecords(t *testing.T, h *harness, k botgw.ChatKey, blob []byte, recs ...botgw.StreamRecord) {
 	t.Helper()
 	snap := mustBegin(t, h, k, "")
-	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Version: snap.Version, Blob: blob, TTL: time.Hour, Records: recs})
+	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Version: snap.Version, Blob: blob, TTL: time.Hour, Records: recs,
+		Activity: &botgw.ChatActivity{At: time.Now(), Preview: "p"}})
 	if err := h.s.Release(t.Context(), k, snap.Lease); err != nil {
 		t.Fatal(err)
 	}
@@ -227,5 +230,29 @@ func testStreamResetKeepsPendingSeq(t *testing.T, h *harness) {
 	commitRecords(t, h, k, []byte("b"), rec(k, "message", "three"))
 	if got, _ := pending(t, h, "webhook", k); !slices.Equal(seqs(got), []int64{1, 2, 3}) {
 		t.Fatalf("seqs = %v, want [1 2 3]: a reset never reuses a seq", seqs(got))
+	}
+}
+
+// testStreamPrune delivers a chat's records, so the unit's seq hash notes
+// its last seq, and prunes counters older than an hour from now: the
+// chat's is forgotten, and once its state is gone too its next record
+// starts again at 1.
+func testStreamPrune(t *testing.T, h *harness) {
+	k := chat("prune")
+	commitRecords(t, h, k, []byte("a"), rec(k, "message", "one"), rec(k, "reply", "two"))
+	tag, _ := h.s.unit(k.String())
+	for _, sink := range []string{"webhook", "kafka"} {
+		_, raws := pending(t, h, sink, k)
+		if ok, err := h.s.StreamAck(t.Context(), sink, tag, raws); err != nil || !ok {
+			t.Fatalf("StreamAck %s = %v, %v", sink, ok, err)
+		}
+	}
+	if n, err := h.s.StreamPruneSeqs(t.Context(), time.Now().Add(time.Hour)); err != nil || n != 1 {
+		t.Fatalf("StreamPruneSeqs = %d, %v; want the one chat's counter", n, err)
+	}
+	commitRecords(t, h, k, nil) // the state goes without a note, as on expiry
+	commitRecords(t, h, k, []byte("b"), rec(k, "message", "later"))
+	if got, _ := pending(t, h, "webhook", k); !slices.Equal(seqs(got), []int64{1}) {
+		t.Fatalf("seqs after the counter was pruned = %v, want [1]", seqs(got))
 	}
 }

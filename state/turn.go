@@ -245,7 +245,11 @@ func (s *Store) commitArgs(c botgw.Commit, member string, now int64, keys []stri
 	if c.TTL > 0 {
 		expires = now + ms(c.TTL)
 	}
-	args := []any{c.Lease, c.Version, store, c.Blob, ms(c.TTL), max(c.Consumed, 0), "0", "", 0, 0, expires, member, ms(indexLag)}
+	lag := any(ms(indexLag))
+	if s.cluster { // no chat list among the keys (commit.lua, ARGV[13])
+		lag = ""
+	}
+	args := []any{c.Lease, c.Version, store, c.Blob, ms(c.TTL), max(c.Consumed, 0), "0", "", 0, 0, expires, member, lag}
 	if a := c.Activity; a != nil {
 		args[6], args[7], args[8], args[9] = "1", a.Preview, a.At.UnixMilli(), pausedMs(a.PausedUntil)
 	}

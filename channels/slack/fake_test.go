@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/botgw/botgw/channels/channeltest"
-	"github.com/botgw/botgw/channels/pace"
-	"github.com/botgw/botgw/channels/pace/pacetest"
+	"github.com/botgw/botgw/state/ratelimit"
+	"github.com/botgw/botgw/state/ratelimit/ratelimittest"
 )
 
 const (
@@ -39,7 +39,7 @@ func newTestAdapter(t testing.TB, f *channeltest.SlackAPI) *eventsChannel {
 func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // testPacer paces sends on an embedded Redis with a fake clock.
-func testPacer(t testing.TB) *pace.Pacer {
-	p, _ := pacetest.New(t)
+func testPacer(t testing.TB) *ratelimit.Limiter {
+	p, _ := ratelimittest.New(t)
 	return p
 }

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/botgw/botgw/channels/pace"
+	"github.com/botgw/botgw/state/ratelimit"
 )
 
 // channelBurst is how many messages may go to one channel at once (Slack
@@ -31,7 +31,7 @@ func (a *adapter) paced(ctx context.Context, channel string) error {
 		rate = defaultChannelRate
 	}
 	s := a.scope(channel)
-	if err := a.pacer.Wait(ctx, []string{s}, pace.Rule{Key: s, Limit: pace.PerSecond(rate, channelBurst)}); err != nil {
+	if err := a.pacer.Wait(ctx, []string{s}, ratelimit.Rule{Key: s, Limit: ratelimit.PerSecond(rate, channelBurst)}); err != nil {
 		return fmt.Errorf("wait for the send limit: %w", err)
 	}
 	return nil

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
-	"github.com/botgw/botgw/channels/pace/pacetest"
+	"github.com/botgw/botgw/state/ratelimit/ratelimittest"
 )
 
 var threadChat = botgw.ChatKey{Channel: "slack", ID: "C0LAN2Q65/1700000100.000200"}
@@ -17,7 +17,7 @@ var threadChat = botgw.ChatKey{Channel: "slack", ID: "C0LAN2Q65/1700000100.00020
 func TestSendWaitsOutRateLimit(t *testing.T) {
 	f := newFakeSlack(t)
 	ch := newTestAdapter(t, f)
-	clock := pacetest.ClockOf(ch.pacer)
+	clock := ratelimittest.ClockOf(ch.pacer)
 	f.RateLimit(1, "30")
 	start := clock.Now()
 	if err := ch.Send(t.Context(), botgw.Outbound{Chat: threadChat, ID: "r1", Text: "hello"}); err != nil {
@@ -36,7 +36,7 @@ func TestSendWaitsOutRateLimit(t *testing.T) {
 func TestSendIsPacedPerChannel(t *testing.T) {
 	f := newFakeSlack(t)
 	ch := newTestAdapter(t, f)
-	clock := pacetest.ClockOf(ch.pacer)
+	clock := ratelimittest.ClockOf(ch.pacer)
 	start := clock.Now()
 	for i := range 6 {
 		chat := botgw.ChatKey{Channel: name, ID: fmt.Sprintf("C0123ABC/1700000000.00010%d", i)}

@@ -21,7 +21,7 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels"
-	"github.com/botgw/botgw/channels/pace"
+	"github.com/botgw/botgw/state/ratelimit"
 	"github.com/slack-go/slack"
 )
 
@@ -45,7 +45,7 @@ var (
 // the bot's own ids. The result is a botgw.WebhookReceiver in events mode and
 // a botgw.Listener in socket mode. p paces its sends per channel, shared by
 // every replica.
-func New(cfg Config, p *pace.Pacer, log *slog.Logger) (botgw.Channel, error) {
+func New(cfg Config, p *ratelimit.Limiter, log *slog.Logger) (botgw.Channel, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -83,7 +83,7 @@ type adapter struct {
 	log  *slog.Logger
 	sent channels.Progress
 	// pacer holds sends to the platform's limits, shared by every replica.
-	pacer *pace.Pacer
+	pacer *ratelimit.Limiter
 
 	mu     sync.RWMutex
 	self   identity // the bot's own ids, from auth.test

@@ -15,7 +15,7 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels/channeltest"
-	"github.com/botgw/botgw/channels/pace/pacetest"
+	"github.com/botgw/botgw/state/ratelimit/ratelimittest"
 )
 
 const (
@@ -32,7 +32,7 @@ type testAdapter struct {
 	api    *channeltest.BotAPI
 	slept  []time.Duration
 	sleepM sync.Mutex
-	clock  *pacetest.Clock // the send limits' fake clock
+	clock  *ratelimittest.Clock // the send limits' fake clock
 }
 
 func newTestAdapter(t testing.TB, cfg Config, publicURL string) *testAdapter {
@@ -42,7 +42,7 @@ func newTestAdapter(t testing.TB, cfg Config, publicURL string) *testAdapter {
 	if cfg.Mode != ModePolling {
 		cfg.WebhookSecret = testSecret
 	}
-	pacer, clock := pacetest.New(t)
+	pacer, clock := ratelimittest.New(t)
 	ch, err := New(cfg, publicURL, pacer, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatalf("New: %v", err)

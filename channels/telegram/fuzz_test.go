@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/botgw/botgw"
-	"github.com/botgw/botgw/channels/pace/pacetest"
+	"github.com/botgw/botgw/state/ratelimit/ratelimittest"
 )
 
 // FuzzWebhookUpdate posts arbitrary bodies, seeded with real updates, to
@@ -27,7 +27,7 @@ func FuzzWebhookUpdate(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte(`{"update_id":1,"message":{"message_id":1,"date":-99999999999,"chat":{"id":1,"type":"private"},"text":"x"}}`))
-	pacer, _ := pacetest.New(f)
+	pacer, _ := ratelimittest.New(f)
 	ch, err := New(Config{Token: testToken, WebhookSecret: testSecret, APIURL: "http://127.0.0.1:1"}, "", pacer, slog.New(slog.DiscardHandler))
 	if err != nil {
 		f.Fatal(err)

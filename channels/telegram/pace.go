@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/botgw/botgw/channels/pace"
+	"github.com/botgw/botgw/state/ratelimit"
 )
 
 // botBurst lets a bot-wide slot missed by a few milliseconds be caught up
@@ -20,19 +20,19 @@ func (a *adapter) scope() string { return fmt.Sprintf("telegram:%d", a.botID) }
 // private chat without topics is sent to by its chat key's lease holder
 // alone, so its own limit is kept with the chat (t.pace, from the engine)
 // when there is one.
-func (a *adapter) rules(t target) []pace.Rule {
+func (a *adapter) rules(t target) []ratelimit.Rule {
 	s := a.scope()
-	chat := pace.Rule{Key: fmt.Sprintf("%s:chat:%d", s, t.chat), Limit: pace.PerSecond(a.cfg.rate(), a.cfg.burst())}
+	chat := ratelimit.Rule{Key: fmt.Sprintf("%s:chat:%d", s, t.chat), Limit: ratelimit.PerSecond(a.cfg.rate(), a.cfg.burst())}
 	if t.chat > 0 && t.thread == 0 {
 		chat.Own = t.pace
 	}
-	rules := []pace.Rule{chat}
+	rules := []ratelimit.Rule{chat}
 	if t.chat < 0 {
-		rules = append(rules, pace.Rule{Key: fmt.Sprintf("%s:group:%d", s, t.chat),
-			Limit: pace.PerMinute(orDefault(a.cfg.GroupRatePerMinute, defaultGroupRate), 1)})
+		rules = append(rules, ratelimit.Rule{Key: fmt.Sprintf("%s:group:%d", s, t.chat),
+			Limit: ratelimit.PerMinute(orDefault(a.cfg.GroupRatePerMinute, defaultGroupRate), 1)})
 	}
 	if rate, burst, ok := a.cfg.botLimit(); ok {
-		rules = append(rules, pace.Rule{Key: s + ":bot", Limit: pace.PerSecond(rate, burst)})
+		rules = append(rules, ratelimit.Rule{Key: s + ":bot", Limit: ratelimit.PerSecond(rate, burst)})
 	}
 	return rules
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels/channeltest"
-	"github.com/botgw/botgw/channels/pace/pacetest"
+	"github.com/botgw/botgw/state/ratelimit/ratelimittest"
 )
 
 func TestStartRegistersWebhookAndCommands(t *testing.T) {
@@ -57,7 +57,7 @@ func TestNewMakesNoNetworkCall(t *testing.T) {
 	for mode, want := range map[string]string{ModeWebhook: "webhook", ModePolling: "listener"} {
 		// An address nobody listens on: New must not try it.
 		cfg := Config{Token: testToken, Mode: mode, WebhookSecret: testSecret, APIURL: "http://127.0.0.1:1"}
-		pacer, _ := pacetest.New(t)
+		pacer, _ := ratelimittest.New(t)
 		ch, err := New(cfg, "", pacer, log)
 		if err != nil {
 			t.Fatalf("New(%s): %v", mode, err)

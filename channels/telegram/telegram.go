@@ -4,7 +4,7 @@
 // poller per bot token), normalises messages into botgw.Inbound, and sends
 // replies converted from Markdown to Telegram HTML, split to Telegram's
 // 4096-character limit, paced per chat, per group and per bot by limits
-// shared by every replica (channels/pace).
+// shared by every replica (state/ratelimit).
 //
 // Chat keys are "telegram:<chat id>" and, for forum topics,
 // "telegram:<chat id>/<message thread id>". Edited messages, channel posts
@@ -25,7 +25,7 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels"
-	"github.com/botgw/botgw/channels/pace"
+	"github.com/botgw/botgw/state/ratelimit"
 )
 
 // Name is the channel name: the prefix of chat keys and the config key.
@@ -43,7 +43,7 @@ type adapter struct {
 	botID     int64
 	username  atomic.Pointer[string] // learned from getMe in Start
 	healthErr atomic.Pointer[error]  // last polling failure, nil once a poll succeeds
-	pacer     *pace.Pacer            // send limits shared by every replica
+	pacer     *ratelimit.Limiter     // send limits shared by every replica
 	progress  channels.Progress
 	apiURL    string
 	poll      *http.Client
@@ -82,7 +82,7 @@ const apiTimeout = time.Minute
 // publicURL+"/webhooks/telegram" with Telegram. The result is a
 // botgw.WebhookReceiver in webhook mode and a botgw.Listener in polling mode;
 // both are also botgw.Starter and botgw.Typer.
-func New(cfg Config, publicURL string, p *pace.Pacer, log *slog.Logger) (botgw.Channel, error) {
+func New(cfg Config, publicURL string, p *ratelimit.Limiter, log *slog.Logger) (botgw.Channel, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

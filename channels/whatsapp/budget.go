@@ -8,7 +8,7 @@ import (
 	"go.mau.fi/whatsmeow/types"
 
 	"github.com/botgw/botgw"
-	"github.com/botgw/botgw/channels/pace"
+	"github.com/botgw/botgw/state/ratelimit"
 )
 
 // Send budgets. WhatsApp bans numbers for what looks like spam: many
@@ -101,15 +101,15 @@ func (a *Adapter) cold(ctx context.Context, to types.JID) (bool, error) {
 
 // rules are the pace rules of one send to to: the number's rate and, for a
 // cold chat, the lower cold rate first.
-func (a *Adapter) rules(ctx context.Context, cli client, to types.JID) ([]pace.Rule, error) {
+func (a *Adapter) rules(ctx context.Context, cli client, to types.JID) ([]ratelimit.Rule, error) {
 	number := a.paceKey(cli)
-	rules := []pace.Rule{{Key: number, Limit: pace.PerMinute(a.cfg.rate(), 1)}}
+	rules := []ratelimit.Rule{{Key: number, Limit: ratelimit.PerMinute(a.cfg.rate(), 1)}}
 	c, err := a.cold(ctx, to)
 	if err != nil {
 		return nil, fmt.Errorf("first contact of %s: %w", to, err)
 	}
 	if c {
-		rules = append([]pace.Rule{{Key: number + ":cold", Limit: pace.PerMinute(a.cfg.coldRate(), 1)}}, rules...)
+		rules = append([]ratelimit.Rule{{Key: number + ":cold", Limit: ratelimit.PerMinute(a.cfg.coldRate(), 1)}}, rules...)
 	}
 	return rules, nil
 }

@@ -11,7 +11,7 @@ import (
 	"go.mau.fi/whatsmeow/types"
 
 	"github.com/botgw/botgw"
-	"github.com/botgw/botgw/channels/pace"
+	"github.com/botgw/botgw/state/ratelimit"
 )
 
 // budgeted is an adapter connected to a timed client, on synctest's clock.
@@ -64,7 +64,7 @@ func TestColdChatsGoSlowerThanChatsThePlayerStarted(t *testing.T) {
 		rdb.AddHook(clockHook{m})
 		defer rdb.Close()
 		a, cli := budgeted(t, Config{RatePerMinute: 20, ColdRatePerMinute: 2, TypingDelay: "0"})
-		a.pacer = pace.New(rdb, "test", nil)
+		a.pacer = ratelimit.New(rdb, ratelimit.Sends("test"), nil)
 		for i := 3; i < 6; i++ { // these players wrote first
 			a.noteWrote(t.Context(), botgw.Inbound{Chat: chatN(i), Kind: botgw.KindText})
 		}

@@ -3,7 +3,6 @@ package whatsapp
 import (
 	"errors"
 	"fmt"
-	"github.com/botgw/botgw/channels/pace"
 	"net/url"
 	"strings"
 	"time"
@@ -82,7 +81,7 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("channels.whatsapp.rate_per_minute: must not be negative"))
 	}
 	errs = append(errs, c.validateBudgets()...)
-	if _, err := pace.ParseRange(c.TypingDelay); err != nil {
+	if _, err := parsePauseRange(c.TypingDelay); err != nil {
 		errs = append(errs, fmt.Errorf("channels.whatsapp.typing_delay: %w", err))
 	}
 	switch c.Backlog {

@@ -19,9 +19,6 @@ import (
 // receipt: a phone that is offline never answers.
 const mediaRetryWait = 20 * time.Second
 
-// mediaHost is WhatsApp's media host; a direct path is downloaded from it.
-const mediaHost = "https://mmg.whatsapp.net"
-
 // retries are the media retry receipts waiting for the phone's answer, by
 // message id. Safe for concurrent use.
 type retries struct {
@@ -62,9 +59,11 @@ func (r *retries) answer(e *events.MediaRetry) {
 // retryMedia asks the phone to upload an expired file again, the way
 // whatsmeow documents it: a media retry receipt (SendMediaRetryReceipt),
 // the phone's answer as events.MediaRetry decrypted with the media key
-// (DecryptMediaRetryNotification), then a download from the new direct
-// path. An answer other than success, or none within mediaRetryWait, is
-// botgw.ErrNotFound.
+// (DecryptMediaRetryNotification), then a download of the new direct path.
+// The message's old URL is dropped, so whatsmeow's Download takes the path
+// branch (DownloadMediaWithPath): it asks the server for its media hosts
+// (media_conn) and tries each in turn. An answer other than success, or
+// none within mediaRetryWait, is botgw.ErrNotFound.
 func (a *Adapter) retryMedia(ctx context.Context, cli client, msg *waE2E.Message, info *types.MessageInfo) ([]byte, error) {
 	img, au := msg.GetImageMessage(), msg.GetAudioMessage()
 	key := img.GetMediaKey()
@@ -92,11 +91,11 @@ func (a *Adapter) retryMedia(ctx context.Context, cli client, msg *waE2E.Message
 	case n.GetResult() != waMmsRetry.MediaRetryNotification_SUCCESS || n.GetDirectPath() == "":
 		return nil, fmt.Errorf("media retry answer %s: %w", n.GetResult(), botgw.ErrNotFound)
 	}
-	path, url := n.GetDirectPath(), mediaHost+n.GetDirectPath()
+	path := n.GetDirectPath()
 	if au != nil {
-		au.DirectPath, au.URL = &path, &url
+		au.DirectPath, au.URL = &path, nil
 		return cli.Download(ctx, au)
 	}
-	img.DirectPath, img.URL = &path, &url
+	img.DirectPath, img.URL = &path, nil
 	return cli.Download(ctx, img)
 }

@@ -10,11 +10,13 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"go.mau.fi/whatsmeow"
 	waBinary "go.mau.fi/whatsmeow/binary"
@@ -42,6 +44,30 @@ func (f *fakeClient) SendMediaRetryReceipt(_ context.Context, info *types.Messag
 	return nil
 }
 
+// messageHost is the host of a media message's URL; retryHost is the one
+// the server hands out in media_conn when the file is fetched by path.
+const messageHost, retryHost = "mmg.whatsapp.net", "media-lhr8-1.cdn.whatsapp.net"
+
+// serveMediaConn stands in for the server's answer to whatsmeow's
+// media_conn query, which needs a live socket: it fills whatsmeow's cache
+// of that answer, so DownloadMediaWithPath reads its hosts from it as it
+// would from the server.
+func serveMediaConn(t *testing.T, rc *realClient, hosts ...string) {
+	t.Helper()
+	mc := &whatsmeow.MediaConn{Auth: "test", TTL: 3600, AuthTTL: 3600, FetchedAt: time.Now()}
+	for _, h := range hosts {
+		mc.Hosts = append(mc.Hosts, whatsmeow.MediaConnHost{Hostname: h})
+	}
+	f := reflect.ValueOf(rc.Client).Elem().FieldByName("mediaConnCache")
+	if !f.IsValid() || f.Type() != reflect.TypeOf(mc) {
+		t.Fatal("whatsmeow's Client has no mediaConnCache *MediaConn field to answer media_conn with")
+	}
+	reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().Set(reflect.ValueOf(mc))
+	if got, err := rc.internals().RefreshMediaConn(t.Context(), false); err != nil || got != mc {
+		t.Fatalf("whatsmeow does not read the media hosts from the cache: %v", err)
+	}
+}
+
 // SendMediaRetryReceipt of the real client goes to the test's phone, which
 // stands where WhatsApp's servers and the player's phone would be; with
 // none, to whatsmeow (which has no connection to send it on).
@@ -61,7 +87,8 @@ type mediaPhone struct {
 	cdn      *httptest.Server
 	mu       sync.Mutex
 	files    map[string][]byte // encrypted files by path
-	fetched  []string          // paths GET asked for
+	fetched  []string          // "host path" of every GET
+	queries  []string          // their queries
 	receipts []types.MessageInfo
 	// result is what the phone answers (SUCCESS: the file at newPath).
 	result  waMmsRetry.MediaRetryNotification_ResultType
@@ -74,7 +101,8 @@ func newMediaPhone(t *testing.T, rc *realClient) *mediaPhone {
 	p.cdn = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		p.fetched = append(p.fetched, r.URL.Path)
+		p.fetched = append(p.fetched, r.Host+" "+r.URL.Path)
+		p.queries = append(p.queries, r.URL.RawQuery)
 		if data, ok := p.files[r.URL.Path]; ok {
 			_, _ = w.Write(data)
 			return
@@ -109,7 +137,7 @@ func (p *mediaPhone) upload(path string, key, plain []byte) *waE2E.ImageMessage 
 	p.files[strings.Split(path, "?")[0]] = file // served by path; the query is the URL's expiry
 	p.mu.Unlock()
 	encHash, hash := sha256.Sum256(file), sha256.Sum256(plain)
-	return &waE2E.ImageMessage{URL: proto.String(mediaHost + path), DirectPath: proto.String(path), MediaKey: key,
+	return &waE2E.ImageMessage{URL: proto.String("https://" + messageHost + path), DirectPath: proto.String(path), MediaKey: key,
 		FileEncSHA256: encHash[:], FileSHA256: hash[:], FileLength: proto.Uint64(uint64(len(plain))), Mimetype: proto.String("image/jpeg")}
 }
 
@@ -144,11 +172,14 @@ func (p *mediaPhone) receipt(rc *realClient, info *types.MessageInfo, key []byte
 }
 
 // A photo whose CDN copy expired (410) is uploaded again by the phone on
-// whatsmeow's media retry receipt and downloaded from the new direct path;
-// a phone that no longer has it ends in ErrNotFound, with one receipt.
+// whatsmeow's media retry receipt and downloaded from the new direct path
+// on the media host the server handed out (media_conn), not the message's
+// old host; a phone that no longer has it ends in ErrNotFound, with one
+// receipt.
 func TestRealClientRetriesExpiredMedia(t *testing.T) {
 	a, rc, logs := realConnected(t)
 	phone := newMediaPhone(t, rc)
+	serveMediaConn(t, rc, retryHost)
 	store := &channeltest.Store{}
 	a.mu.Lock()
 	a.deliver = store.Deliver
@@ -172,13 +203,16 @@ func TestRealClientRetriesExpiredMedia(t *testing.T) {
 		t.Fatalf("FetchMedia = %q, %v; want the photo uploaded again\n%s", got, err, logs)
 	}
 	phone.mu.Lock()
-	receipts, fetched := phone.receipts, phone.fetched
+	receipts, fetched, queries := phone.receipts, phone.fetched, phone.queries
 	phone.mu.Unlock()
 	if len(receipts) != 1 || receipts[0].ID != "3EB0PHOTO1" || receipts[0].Chat != alicePN {
 		t.Errorf("receipts %+v, want one for the photo's message in its chat", receipts)
 	}
-	if len(fetched) != 2 || fetched[0] != "/v/t62.7118-24/old.enc" || fetched[1] != "/v/t62.7118-24/again.enc" {
-		t.Errorf("CDN asked for %q, want the expired path, then the new one", fetched)
+	if len(fetched) != 2 || fetched[0] != messageHost+" /v/t62.7118-24/old.enc" || fetched[1] != retryHost+" /v/t62.7118-24/again.enc" {
+		t.Errorf("CDN asked for %q, want the expired URL, then the new path on the media_conn host", fetched)
+	}
+	if len(queries) == 2 && (!strings.Contains(queries[1], "oe=6800") || !strings.Contains(queries[1], "mms-type=image")) {
+		t.Errorf("new path fetched with query %q, want the path's own and whatsmeow's (mms-type)", queries[1])
 	}
 
 	phone.mu.Lock()

@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	"go.mau.fi/whatsmeow/types"
-
-	"github.com/botgw/botgw/channels/pace"
 )
 
 const (
@@ -55,11 +53,11 @@ func (a *Adapter) paceSend(ctx context.Context, cli client, to types.JID, text s
 }
 
 // typingRange is the configured typing pause; Validate has checked it.
-func (c Config) typingRange() pace.Range {
+func (c Config) typingRange() pauseRange {
 	s := c.TypingDelay
 	if s == "" {
 		s = defaultTypingDelay
 	}
-	r, _ := pace.ParseRange(s)
+	r, _ := parsePauseRange(s)
 	return r
 }

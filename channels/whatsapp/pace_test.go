@@ -16,12 +16,12 @@ import (
 	"go.mau.fi/whatsmeow/types"
 
 	"github.com/botgw/botgw"
-	"github.com/botgw/botgw/channels/pace"
-	"github.com/botgw/botgw/channels/pace/pacetest"
+	"github.com/botgw/botgw/state/ratelimit"
+	"github.com/botgw/botgw/state/ratelimit/ratelimittest"
 )
 
-func testPacer(t testing.TB) *pace.Pacer {
-	p, _ := pacetest.New(t)
+func testPacer(t testing.TB) *ratelimit.Limiter {
+	p, _ := ratelimittest.New(t)
 	return p
 }
 
@@ -89,7 +89,7 @@ func TestSendsArePacedPerNumberWithTypingPauses(t *testing.T) {
 		defer rdb.Close()
 		cli := &timedClient{fakeClient: newFakeClient(), composing: map[types.JID]time.Time{}}
 		a, _ := testAdapter(Config{Store: "sqlite://x.db", RatePerMinute: 6, TypingDelay: "1s..8s"}, nil, nil)
-		a.pacer = pace.New(rdb, "test", nil)
+		a.pacer = ratelimit.New(rdb, ratelimit.Sends("test"), nil)
 		a.setCurrent(cli)
 		texts := make([]string, 10)
 		var wg sync.WaitGroup

@@ -25,7 +25,7 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels"
-	"github.com/botgw/botgw/channels/pace"
+	"github.com/botgw/botgw/state/ratelimit"
 )
 
 // Name is the channel name in chat keys and config.
@@ -71,8 +71,8 @@ type Adapter struct {
 	redeliverWanted atomic.Bool
 	logins          atomic.Int64 // logins so far (a logged-out back-off starts over after one)
 
-	pacer       *pace.Pacer // the number's send rate and typing pauses; nil: unpaced
-	typingDelay pace.Range  // the typing pause's bounds
+	pacer       *ratelimit.Limiter // the number's send rate and typing pauses; nil: unpaced
+	typingDelay pauseRange         // the typing pause's bounds
 }
 
 var (
@@ -161,7 +161,7 @@ func WithDeadLetters(d botgw.DeadLetters) Option { return func(a *Adapter) { a.d
 // WithPacer paces sends by p: the linked number's rate_per_minute, shared by
 // every replica, and the typing pause before each message. Without it the
 // adapter sends unpaced (tests of other behaviour).
-func WithPacer(p *pace.Pacer) Option { return func(a *Adapter) { a.pacer = p } }
+func WithPacer(p *ratelimit.Limiter) Option { return func(a *Adapter) { a.pacer = p } }
 
 // WithOperators names the operators (admin.operators.whatsapp: numbers in
 // digits). Their LIDs are resolved at each login, so an operator whom

@@ -9,13 +9,13 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
-	"github.com/botgw/botgw/channels/pace"
 	"github.com/botgw/botgw/channels/telegram"
 	"github.com/botgw/botgw/compaction"
 	"github.com/botgw/botgw/convo"
 	"github.com/botgw/botgw/providers/fake"
 	"github.com/botgw/botgw/providers/limit"
 	"github.com/botgw/botgw/state"
+	"github.com/botgw/botgw/state/ratelimit"
 	"github.com/botgw/botgw/webhooks"
 )
 
@@ -43,14 +43,14 @@ func startGateway(ctx context.Context, st *state.Store, apiURL string, o options
 	}
 	log := slog.New(slog.DiscardHandler)
 	tg, err := telegram.New(telegram.Config{Token: benchToken, WebhookSecret: benchSecret, APIURL: apiURL,
-		RatePerSecond: 1000, Burst: 1000, BotRatePerSecond: 1e6}, "", pace.New(st.Client(), st.KeyPrefix(), log), log)
+		RatePerSecond: 1000, Burst: 1000, BotRatePerSecond: 1e6}, "", ratelimit.New(st.Client(), ratelimit.Sends(st.KeyPrefix()), log), log)
 	if err != nil {
 		return nil, err
 	}
 	deps := convo.Deps{Store: st, Provider: prov, Compactor: comp, Channels: map[string]botgw.Channel{tg.Name(): tg},
 		Count: func(h []botgw.Message) int { return compaction.CountMessages(counter, h) }, Log: log}
 	if o.media {
-		if deps.Media, err = mediaReader(tg, o.sttURL); err != nil {
+		if deps.Media, err = mediaReader(tg, o.sttURL, o.mediaConcurrency); err != nil {
 			return nil, err
 		}
 	}

@@ -28,9 +28,11 @@ type options struct {
 	json            bool
 	cpuProfile      string
 	// media makes one message in five a photo or a voice note (media.go);
-	// transcriptionLatency is the fake transcription server's answer time.
+	// transcriptionLatency is the fake transcription server's answer time;
+	// mediaConcurrency is media.max_concurrency (0: the default, 32).
 	media                bool
 	transcriptionLatency time.Duration
+	mediaConcurrency     int
 	sttURL               string // set while the bench runs
 }
 
@@ -74,6 +76,7 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the gateway phase to this file")
 	fs.BoolVar(&o.media, "media", false, "make one message in five a photo or a voice note")
 	fs.DurationVar(&o.transcriptionLatency, "transcription-latency", time.Second, "latency of the fake transcription server (-media)")
+	fs.IntVar(&o.mediaConcurrency, "media-concurrency", 0, "downloads and transcriptions at once, as media.max_concurrency (-media; 0: 32)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}

@@ -83,13 +83,14 @@ func transcriptionServer(latency time.Duration) http.Handler {
 }
 
 // mediaReader reads photos and voice notes for the bench's turns: the
-// Telegram adapter fetches, the fake server at sttURL transcribes.
-func mediaReader(tg botgw.Channel, sttURL string) (*media.Reader, error) {
+// Telegram adapter fetches, the fake server at sttURL transcribes, at most
+// concurrency at once (0: the reader's default).
+func mediaReader(tg botgw.Channel, sttURL string, concurrency int) (*media.Reader, error) {
 	tr, err := openai.NewTranscriber(openai.Config{BaseURL: sttURL + "/v1", APIKey: "sk-bench"})
 	if err != nil {
 		return nil, fmt.Errorf("transcriber: %w", err)
 	}
-	return media.New(media.Config{Images: true}, media.Deps{
+	return media.New(media.Config{Images: true, Concurrency: concurrency}, media.Deps{
 		Fetchers:    map[string]botgw.MediaFetcher{tg.Name(): tg.(botgw.MediaFetcher)},
 		Transcriber: tr,
 	}), nil

@@ -14,9 +14,9 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels/channeltest"
-	"github.com/botgw/botgw/channels/pace/pacetest"
 	"github.com/botgw/botgw/channels/slack"
 	"github.com/botgw/botgw/providers/openai"
+	"github.com/botgw/botgw/state/ratelimit/ratelimittest"
 )
 
 // photoBytes is a small photo's bytes (a JPEG header and data).
@@ -45,7 +45,7 @@ func (o *outcomes) list() string {
 // recorded instead of slept.
 func slackReader(t *testing.T, cfg Config, tr Transcriber) (*Reader, *channeltest.SlackAPI, *[]time.Duration, *outcomes) {
 	f := channeltest.NewSlackAPI(t, "xoxb-media-test", "", "U0BOT", "B0BOT")
-	p, _ := pacetest.New(t)
+	p, _ := ratelimittest.New(t)
 	ch, err := slack.New(slack.Config{BotToken: "xoxb-media-test", SigningSecret: "s", APIURL: f.URL}, p, discard())
 	if err != nil {
 		t.Fatal(err)

@@ -14,13 +14,12 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
-	"time"
 
-	"github.com/go-redis/redis_rate/v10"
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/sync/semaphore"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/state/ratelimit"
 )
 
 // DefaultMaxConcurrency is the in-flight bound when Config leaves it zero.
@@ -43,17 +42,14 @@ type Provider struct {
 	next  botgw.Provider
 	cfg   Config
 	slots *semaphore.Weighted // FIFO: callers get a slot in arrival order
-	gate  *semaphore.Weighted // one caller at a time waits on the shared limits, the rest queue in order
-	rates *redis_rate.Limiter // nil when no rate is set
-	rdb   redis.UniversalClient
+	lim   *ratelimit.Limiter  // the rates and the 429 pause; without a rate, on this replica alone
 	log   *slog.Logger
 
 	waiting  atomic.Int64
 	inFlight atomic.Int64
 
-	mu          sync.Mutex
-	debt        int       // output tokens used but not yet charged to the tokens limit
-	pausedUntil time.Time // this replica's copy of the last 429 pause
+	mu   sync.Mutex
+	debt int // output tokens used but not yet charged to the tokens limit
 }
 
 // New wraps next. rdb may be nil when no rate is set; log may be nil.
@@ -64,14 +60,16 @@ func New(next botgw.Provider, cfg Config, rdb redis.UniversalClient, log *slog.L
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	p := &Provider{next: next, cfg: cfg, rdb: rdb, log: log,
-		slots: semaphore.NewWeighted(int64(cfg.MaxConcurrency)), gate: semaphore.NewWeighted(1)}
-	if cfg.shared() {
-		if rdb == nil || cfg.Key == "" {
-			return nil, errors.New("limit: requests or tokens per minute need Redis and a key")
-		}
-		p.rates = redis_rate.NewLimiter(rdb)
+	p := &Provider{next: next, cfg: cfg, log: log, slots: semaphore.NewWeighted(int64(cfg.MaxConcurrency))}
+	hl := log.With("provider", next.ID())
+	if !cfg.shared() {
+		p.lim = ratelimit.New(nil, ratelimit.Keys{}, hl)
+		return p, nil
 	}
+	if rdb == nil || cfg.Key == "" {
+		return nil, errors.New("limit: requests or tokens per minute need Redis and a key")
+	}
+	p.lim = ratelimit.New(rdb, ratelimit.Keys{Rate: cfg.Key + ":", Hold: cfg.Key + ":"}, hl)
 	return p, nil
 }
 
@@ -114,44 +112,18 @@ func (p *Provider) Complete(ctx context.Context, req botgw.Request) (botgw.Reply
 }
 
 // admit waits until the 429 pause is over and the shared limits allow the
-// call. Callers pass one at a time (gate), so only one per replica polls
-// Redis and the others keep their order. If Redis fails the call goes
-// ahead: the limits protect the provider, they must not stop the gateway.
+// call, queued in arrival order at each limit, so only one caller per
+// replica polls Redis for a limit and the others keep their order. If
+// Redis fails the call goes ahead: the limits protect the provider, they
+// must not stop the gateway.
 func (p *Provider) admit(ctx context.Context, req botgw.Request) error {
-	if p.rates == nil && p.localPause() <= 0 {
+	err := p.lim.Wait(ctx, []string{pauseScope}, p.rules(req)...)
+	switch {
+	case err == nil:
 		return nil
-	}
-	if err := p.gate.Acquire(ctx, 1); err != nil {
-		return err
-	}
-	defer p.gate.Release(1)
-	var w waiter
-	w.tokens = p.charge(req)
-	for {
-		d, err := p.delay(ctx, &w)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			p.log.Warn("provider rate limit unavailable; calling without it", "provider", p.next.ID(), "err", err)
-			return nil
-		}
-		if d <= 0 {
-			return nil
-		}
-		if err := sleep(ctx, d); err != nil {
-			return err
-		}
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
+	case ctx.Err() != nil:
 		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
+	p.log.Warn("provider rate limit unavailable; calling without it", "provider", p.next.ID(), "err", err)
+	return nil
 }

@@ -9,8 +9,9 @@
 -- in the state hash, ARGV[11] unix ms the state expires at ("0" for never;
 -- kept in the hash so Begin needs no PTTL), ARGV[12] the chat's member in
 -- the chat list, ARGV[13] how far (ms) the chat list's score may lag the
--- activity, ARGV[14..] the stream's records (stream.lua), then the
--- outbox's JSON entries
+-- activity, or "" when there is no KEYS[5] (a cluster: the keys after
+-- KEYS[4] are then the stream's), ARGV[14..] the stream's records
+-- (stream.lua), then the outbox's JSON entries
 -- Returns 0 on success, 1 when the lease moved, 2 when the version moved,
 -- 3 when the turn was applied but the chat list's update failed.
 --
@@ -44,7 +45,7 @@ local seq, outbox = stream_append(cur[5])
 -- indexed is the chat list's update: nil when there is none to make,
 -- else the score to give the chat.
 local indexed = nil
-if ARGV[7] == '1' and KEYS[5] then
+if ARGV[7] == '1' and ARGV[13] ~= '' then
   local at = tonumber(ARGV[9])
   if ARGV[3] ~= '1' or at - tonumber(cur[3] or '0') >= tonumber(ARGV[13]) then
     indexed = ARGV[9]

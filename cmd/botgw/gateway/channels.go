@@ -7,11 +7,11 @@ import (
 	"log/slog"
 
 	"github.com/botgw/botgw"
-	"github.com/botgw/botgw/channels/pace"
 	"github.com/botgw/botgw/channels/slack"
 	"github.com/botgw/botgw/channels/telegram"
 	"github.com/botgw/botgw/channels/web"
 	"github.com/botgw/botgw/state"
+	"github.com/botgw/botgw/state/ratelimit"
 )
 
 type (
@@ -56,7 +56,7 @@ func buildChannels(ctx context.Context, cfg Config, st *state.Store, log *slog.L
 		}
 	}()
 	c := cfg.Channels
-	pacer := pace.New(st.Client(), st.KeyPrefix(), log)
+	pacer := ratelimit.New(st.Client(), ratelimit.Sends(st.KeyPrefix()), log)
 	if c.Telegram != nil {
 		ch, err := telegram.New(*c.Telegram, cfg.PublicURL, pacer, log.With("channel", "telegram"))
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -84,6 +85,23 @@ func (rc *streamReceiver) records(chat int64) []botgw.StreamRecord {
 	return slices.Clone(rc.got[fmt.Sprintf("telegram:%d", chat)])
 }
 
+// summary is, per chat, the seqs the receiver took in the order they came.
+func (rc *streamReceiver) summary() string {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	var b strings.Builder
+	for _, chat := range slices.Sorted(maps.Keys(rc.got)) {
+		fmt.Fprintf(&b, "\n  %s:", chat)
+		for _, r := range rc.got[chat] {
+			fmt.Fprintf(&b, " %d", r.Seq)
+		}
+	}
+	if b.Len() == 0 {
+		return "nothing"
+	}
+	return b.String()
+}
+
 // check verifies one chat's records: each id the same record on every
 // delivery, first sightings in seq order 1..n without gaps, the player's
 // messages in the order sent. It reports whether all of them arrived.
@@ -126,6 +144,11 @@ func testStreamAcrossKillAndOutage(t *testing.T, target redisTarget) {
 	rc, url := newStreamReceiver(t)
 	extra := fmt.Sprintf("stream: {webhook: {url: %q, secret: %s}}\n", url, streamSecret)
 	sc := newScenario(t, target, 2, func(c string) string { return c + extra })
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the receiver took %s\nwhat the replicas complained of:\n%s", rc.summary(), sc.complaints(0))
+		}
+	})
 	chats, per := chatIDs(6), 6
 	rc.hold.Store(true)
 	sc.traffic(chats, per/2, 6, 0)
@@ -162,12 +185,14 @@ func testStreamAcrossKillAndOutage(t *testing.T, target redisTarget) {
 		for i := 1; i <= per; i++ {
 			lines = append(lines, lineOf(c, i))
 		}
-		wait.Eventually(t, "the condition", func() bool { return rc.check(t, c, lines) })
+		wait.Eventually(t, fmt.Sprintf("chat %d's records of %d messages and their replies at the receiver", c, per),
+			func() bool { return rc.check(t, c, lines) })
 	}
 	if n := rc.bad.Load(); n > 0 {
 		t.Fatalf("%d batches had a signature that did not verify", n)
 	}
-	wait.Eventually(t, "the condition", func() bool { return streamPending(t, sc.replicas[1].base) == 0 })
+	wait.Eventually(t, "no record pending for the webhook (GET /v1/admin/stream)",
+		func() bool { return streamPending(t, sc.replicas[1].base) == 0 })
 }
 
 // streamPending is the webhook sink's pending count from GET /v1/admin/stream.
@@ -219,7 +244,7 @@ func TestStreamContentOffOnTheBinary(t *testing.T) {
 	deliver(t, sc.replicas, 0, tgLocation(chat, 2, 53.99212, -1.54181))
 	sc.answered(1)
 	var got []string
-	wait.Eventually(t, "the condition", func() bool {
+	wait.Eventually(t, "four records of the text and the location at the receiver", func() bool {
 		got = got[:0]
 		for i, r := range rc.records(chat) {
 			if r.Seq != int64(i+1) || r.Text != "" || r.Location != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -153,7 +154,7 @@ func (sc *scenario) settleChat(chat int64, want []string, deadline time.Time, ex
 			return
 		}
 		if time.Now().After(deadline) {
-			sc.t.Fatalf("chat %d did not settle: %+v, err %v", chat, v, err)
+			sc.t.Fatalf("chat %d did not settle: %+v, err %v\nwhat the replicas complained of:\n%s", chat, v, err, sc.complaints(chat))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -313,4 +314,38 @@ func TestFaultSIGTERMFinishesTheTurnInFlight(t *testing.T) {
 	if n := sentTo(sc.api, player); n != 1 {
 		t.Errorf("the player got %d replies, want the in-flight turn's one", n)
 	}
+}
+
+// complaints are the distinct warnings and errors the replicas logged
+// about chat (0: any chat) or about no chat in particular (the relay, the
+// prune), each with how often it came, so a failure names its cause (a
+// Redis error, a lost lease) without reading every replica's output.
+func (sc *scenario) complaints(chat int64) string {
+	mine := fmt.Sprintf("chat=telegram:%d ", chat)
+	seen := map[string]int{}
+	var order []string
+	for _, r := range sc.replicas {
+		for line := range strings.Lines(r.logs.String()) {
+			line = strings.TrimSpace(line) + " "
+			if !strings.Contains(line, "level=WARN") && !strings.Contains(line, "level=ERROR") {
+				continue
+			}
+			if chat != 0 && strings.Contains(line, "chat=") && !strings.Contains(line, mine) {
+				continue
+			}
+			_, what, _ := strings.Cut(strings.TrimSpace(line), " level=") // drop the time
+			key := r.name + ": " + what
+			if seen[key]++; seen[key] == 1 {
+				order = append(order, key)
+			}
+		}
+	}
+	var b strings.Builder
+	for _, k := range order {
+		fmt.Fprintf(&b, "  %d× %s\n", seen[k], k)
+	}
+	if b.Len() == 0 {
+		return "  (nothing)\n"
+	}
+	return b.String()
 }

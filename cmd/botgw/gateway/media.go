@@ -15,9 +15,10 @@ import (
 
 // MediaConfig is what players send besides text (docs/media.md).
 type MediaConfig struct {
-	Images        *bool               `yaml:"images"`          // photos to the model; default true
-	MaxImageBytes int64               `yaml:"max_image_bytes"` // default 5 MiB
-	Transcription TranscriptionConfig `yaml:"transcription"`
+	Images         *bool               `yaml:"images"`          // photos to the model; default true
+	MaxImageBytes  int64               `yaml:"max_image_bytes"` // default 5 MiB
+	MaxConcurrency int                 `yaml:"max_concurrency"` // downloads and transcriptions at once on a replica; default 32
+	Transcription  TranscriptionConfig `yaml:"transcription"`
 }
 
 // TranscriptionConfig: voice notes and audio files become text before the
@@ -37,6 +38,10 @@ const anthropicImageBytes = 3_750_000
 // maxImageLimit bounds media.max_image_bytes: no platform delivers more
 // (Telegram's bots download up to 20 MB) and the models take less.
 const maxImageLimit = 20 << 20
+
+// maxConcurrencyLimit bounds media.max_concurrency: each slot may hold a
+// file of up to max_image_bytes (or a 25 MiB recording) in memory.
+const maxConcurrencyLimit = 1024
 
 // transcription is the transcription config with the defaults of the
 // provider filled in.
@@ -60,6 +65,9 @@ func (c MediaConfig) validate(pc ProviderConfig) error {
 	var errs []error
 	if c.MaxImageBytes < 0 || c.MaxImageBytes > maxImageLimit {
 		errs = append(errs, fmt.Errorf("media.max_image_bytes: %d: want 0 (the default, 5 MiB) up to %d", c.MaxImageBytes, maxImageLimit))
+	}
+	if c.MaxConcurrency < 0 || c.MaxConcurrency > maxConcurrencyLimit {
+		errs = append(errs, fmt.Errorf("media.max_concurrency: %d: want 0 (the default, 32) up to %d", c.MaxConcurrency, maxConcurrencyLimit))
 	}
 	t := c.transcription(pc)
 	switch t.Kind {
@@ -99,7 +107,7 @@ func buildMedia(cfg Config, chans map[string]botgw.Channel, observe func(botgw.M
 		deps.Transcriber = tr
 	}
 	mc := media.Config{Images: cfg.Media.Images == nil || *cfg.Media.Images, MaxImageBytes: cfg.Media.MaxImageBytes,
-		MaxSeconds: t.MaxSeconds, LogContent: cfg.Log.Content}
+		MaxSeconds: t.MaxSeconds, Concurrency: cfg.Media.MaxConcurrency, LogContent: cfg.Log.Content}
 	for p := &cfg.Provider; p != nil; p = p.Fallback {
 		if p.resolved().Kind == "anthropic" {
 			mc.ProviderImageBytes = anthropicImageBytes

@@ -10,12 +10,16 @@ import (
 func TestMediaConfig(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Provider = ProviderConfig{Kind: "anthropic", APIKey: "k", Model: "claude-x"}
-	cfg.Media = MediaConfig{MaxImageBytes: -1, Transcription: TranscriptionConfig{Kind: "whisper", MaxSeconds: -5}}
+	cfg.Media = MediaConfig{MaxImageBytes: -1, MaxConcurrency: -1, Transcription: TranscriptionConfig{Kind: "whisper", MaxSeconds: -5}}
 	err := cfg.Validate()
-	for _, key := range []string{"media.max_image_bytes", "media.transcription.kind", "media.transcription.max_seconds"} {
+	for _, key := range []string{"media.max_image_bytes", "media.max_concurrency", "media.transcription.kind", "media.transcription.max_seconds"} {
 		if err == nil || !strings.Contains(err.Error(), key) {
 			t.Errorf("config check does not name %s: %v", key, err)
 		}
+	}
+	cfg.Media = MediaConfig{MaxConcurrency: 5000}
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "media.max_concurrency: 5000: want 0 (the default, 32) up to 1024") {
+		t.Errorf("config check on 5000 media slots: %v", err)
 	}
 	cfg.Media = MediaConfig{Transcription: TranscriptionConfig{Kind: "openai"}}
 	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "media.transcription.api_key") {

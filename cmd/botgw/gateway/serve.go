@@ -72,6 +72,7 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, onListen func(net.
 		}
 	}
 	err = g.Wait()
+	gw.stream.stop() // the relays end with gctx
 	closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
 	defer cancel()
 	if cerr := gw.engine.Close(closeCtx); cerr != nil {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -104,9 +105,10 @@ func validateEventsKafka(k *kafka.SourceConfig) []error {
 
 // streamParts are the stream's relays and the Kafka event source.
 type streamParts struct {
-	relays []*stream.Relay
-	source *kafka.Source
-	close  []func()
+	relays  []*stream.Relay
+	source  *kafka.Source
+	kafka   *kafka.Sink    // its client is closed once the relays ended
+	running sync.WaitGroup // the relays and the source
 }
 
 // buildStream builds a relay per configured sink and the Kafka event
@@ -127,7 +129,7 @@ func buildStream(cfg Config, st *state.Store, events *webhooks.Events, deliver b
 		if err != nil {
 			return nil, err
 		}
-		p.close = append(p.close, sink.Close)
+		p.kafka = sink
 		p.relays = append(p.relays, stream.New(sink, st, stream.Config{Content: on(k.Content), MaxPending: maxPending}, log))
 	}
 	if k := cfg.Events.Kafka; k != nil {
@@ -148,13 +150,22 @@ func (p *streamParts) run(ctx context.Context, st *state.Store, seqTTL time.Dura
 		seqTTL = defaultSeqTTL
 	}
 	for _, r := range p.relays {
-		go r.Run(ctx)
+		p.running.Go(func() { r.Run(ctx) })
 	}
 	if len(p.relays) > 0 {
 		go pruneSeqs(ctx, st, seqTTL, log)
 	}
 	if p.source != nil {
-		go p.source.Run(ctx)
+		p.running.Go(func() { p.source.Run(ctx) })
+	}
+}
+
+// stop waits for the relays (which give their leases back) and the source
+// to end, after run's ctx ended, then closes the sinks' clients.
+func (p *streamParts) stop() {
+	p.running.Wait()
+	if p.kafka != nil {
+		p.kafka.Close()
 	}
 }
 

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
-	"github.com/botgw/botgw/channels/pace"
 	"github.com/botgw/botgw/state"
+	"github.com/botgw/botgw/state/ratelimit"
 )
 
 // This binary was built with -tags nowhatsapp: no whatsmeow, so no
@@ -34,6 +34,6 @@ func validateWhatsApp(*whatsappConfig) error {
 	return errors.New("channels.whatsapp: " + ErrNoWhatsApp.Error())
 }
 
-func buildWhatsApp(context.Context, *whatsappConfig, []string, *state.Store, *pace.Pacer, *slog.Logger) (botgw.Channel, error) {
+func buildWhatsApp(context.Context, *whatsappConfig, []string, *state.Store, *ratelimit.Limiter, *slog.Logger) (botgw.Channel, error) {
 	return nil, ErrNoWhatsApp
 }

@@ -1,4 +1,4 @@
-package pace_test
+package ratelimit_test
 
 import (
 	"sync"
@@ -8,17 +8,17 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/botgw/botgw"
-	"github.com/botgw/botgw/channels/pace"
-	"github.com/botgw/botgw/channels/pace/pacetest"
+	"github.com/botgw/botgw/state/ratelimit"
+	"github.com/botgw/botgw/state/ratelimit/ratelimittest"
 	"github.com/botgw/botgw/state/redistest"
 )
 
 // The GCRA runs on the embedded Redis: a burst goes at once, then one send
 // per interval.
 func TestWaitPacesAfterTheBurst(t *testing.T) {
-	p, c := pacetest.New(t)
+	p, c := ratelimittest.New(t)
 	start := c.Now()
-	r := pace.Rule{Key: "chat:1", Limit: pace.PerSecond(1, 3)}
+	r := ratelimit.Rule{Key: "chat:1", Limit: ratelimit.PerSecond(1, 3)}
 	for range 5 {
 		if err := p.Wait(t.Context(), nil, r); err != nil {
 			t.Fatal(err)
@@ -28,7 +28,7 @@ func TestWaitPacesAfterTheBurst(t *testing.T) {
 		t.Errorf("5 sends at 1/s with a burst of 3 took %v of fake time, want 2s", got)
 	}
 	other := c.Now().Sub(start)
-	if err := p.Wait(t.Context(), nil, pace.Rule{Key: "chat:2", Limit: pace.PerSecond(1, 3)}); err != nil {
+	if err := p.Wait(t.Context(), nil, ratelimit.Rule{Key: "chat:2", Limit: ratelimit.PerSecond(1, 3)}); err != nil {
 		t.Fatal(err)
 	}
 	if c.Now().Sub(start) != other {
@@ -40,10 +40,10 @@ func TestWaitPacesAfterTheBurst(t *testing.T) {
 // shared limiter, costs no Redis command, and goes on where it was left
 // when the chat's next holder starts from what the last one stored.
 func TestOwnPaceIsKeptWithTheChat(t *testing.T) {
-	p, c := pacetest.New(t)
+	p, c := ratelimittest.New(t)
 	start, before := c.Now(), c.Commands()
 	own := botgw.NewSendPace(time.Time{})
-	r := pace.Rule{Key: "chat:1", Limit: pace.PerSecond(1, 3), Own: own}
+	r := ratelimit.Rule{Key: "chat:1", Limit: ratelimit.PerSecond(1, 3), Own: own}
 	for range 5 {
 		if err := p.Wait(t.Context(), nil, r); err != nil {
 			t.Fatal(err)
@@ -72,9 +72,9 @@ func TestOwnPaceIsKeptWithTheChat(t *testing.T) {
 // Waiters at one key queue behind one server: five sends at once at 1/s
 // with no burst take four seconds, each wait once, not one poll each.
 func TestWaitersAtOneKeyQueue(t *testing.T) {
-	p, c := pacetest.New(t)
+	p, c := ratelimittest.New(t)
 	start := c.Now()
-	rule := pace.Rule{Key: "bot", Limit: pace.PerSecond(1, 1)}
+	rule := ratelimit.Rule{Key: "bot", Limit: ratelimit.PerSecond(1, 1)}
 	var wg sync.WaitGroup
 	for range 5 {
 		wg.Go(func() {
@@ -91,7 +91,7 @@ func TestWaitersAtOneKeyQueue(t *testing.T) {
 
 // A hold stops sends of its scope until it ends; other scopes go on.
 func TestHoldStopsTheScope(t *testing.T) {
-	p, c := pacetest.New(t)
+	p, c := ratelimittest.New(t)
 	start := c.Now()
 	if err := p.Hold(t.Context(), "bot", 5*time.Second); err != nil {
 		t.Fatal(err)
@@ -99,7 +99,7 @@ func TestHoldStopsTheScope(t *testing.T) {
 	if err := p.Hold(t.Context(), "bot", time.Second); err != nil { // shorter: the longer hold stays
 		t.Fatal(err)
 	}
-	rule := pace.Rule{Key: "bot", Limit: pace.PerSecond(30, 1)}
+	rule := ratelimit.Rule{Key: "bot", Limit: ratelimit.PerSecond(30, 1)}
 	if err := p.Wait(t.Context(), []string{"other"}, rule); err != nil {
 		t.Fatal(err)
 	}
@@ -117,9 +117,9 @@ func TestHoldStopsTheScope(t *testing.T) {
 // A replica reads a scope's hold from Redis at most once a quarter second,
 // so sends cost no call for it, and sees another replica's hold within that.
 func TestHoldOfAnotherReplicaIsSeenWithinTheRecheck(t *testing.T) {
-	a, c := pacetest.New(t)
+	a, c := ratelimittest.New(t)
 	b := c.Replica(t)
-	rule := pace.Rule{Key: "chat:1", Limit: pace.PerSecond(1000, 1000)}
+	rule := ratelimit.Rule{Key: "chat:1", Limit: ratelimit.PerSecond(1000, 1000)}
 	wait := func() time.Duration {
 		start := c.Now()
 		if err := b.Wait(t.Context(), []string{"bot"}, rule); err != nil {
@@ -146,23 +146,6 @@ func TestHoldOfAnotherReplicaIsSeenWithinTheRecheck(t *testing.T) {
 	}
 }
 
-func TestParseRange(t *testing.T) {
-	r, err := pace.ParseRange("1s..8s")
-	if err != nil || r != (pace.Range{time.Second, 8 * time.Second}) {
-		t.Fatalf("ParseRange = %v, %v", r, err)
-	}
-	for text, want := range map[string]time.Duration{"hi": time.Second, string(make([]byte, 100)): 5 * time.Second, string(make([]byte, 1000)): 8 * time.Second} {
-		if got := r.For(text); got != want {
-			t.Errorf("pause for %d chars = %v, want %v", len(text), got, want)
-		}
-	}
-	for _, bad := range []string{"1s", "8s..1s", "x..2s", "-1s..2s"} {
-		if _, err := pace.ParseRange(bad); err == nil {
-			t.Errorf("ParseRange(%q) accepted", bad)
-		}
-	}
-}
-
 // Two pacers on one real Redis (two replicas) share a limit: 21 sends at
 // 20/s with no burst take at least a second, however they are split.
 func TestLimitIsSharedByReplicas(t *testing.T) {
@@ -172,13 +155,13 @@ func TestLimitIsSharedByReplicas(t *testing.T) {
 		t.Fatal(err)
 	}
 	prefix := "pacetest" + time.Now().Format("150405.000000")
-	var pacers []*pace.Pacer
+	var pacers []*ratelimit.Limiter
 	for range 2 {
 		rdb := redis.NewClient(opt)
 		t.Cleanup(func() { rdb.Close() })
-		pacers = append(pacers, pace.New(rdb, prefix, nil))
+		pacers = append(pacers, ratelimit.New(rdb, ratelimit.Sends(prefix), nil))
 	}
-	rule := pace.Rule{Key: "bot", Limit: pace.PerSecond(20, 1)}
+	rule := ratelimit.Rule{Key: "bot", Limit: ratelimit.PerSecond(20, 1)}
 	start := time.Now()
 	var wg sync.WaitGroup
 	for i := range 21 {

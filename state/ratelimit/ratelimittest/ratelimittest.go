@@ -1,6 +1,6 @@
-// Package pacetest builds pacers for adapter tests: on an embedded Redis
+// Package ratelimittest builds limiters for tests: on an embedded Redis
 // whose clock a fake Clock moves, so paced sends take no real time.
-package pacetest
+package ratelimittest
 
 import (
 	"context"
@@ -11,10 +11,10 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/botgw/botgw/channels/pace"
+	"github.com/botgw/botgw/state/ratelimit"
 )
 
-// Clock is a fake pace.Clock: Sleep moves the embedded Redis' TIME and TTLs
+// Clock is a fake ratelimit.Clock: Sleep moves the embedded Redis' TIME and TTLs
 // forward instead of sleeping, and records the wait. Safe for concurrent
 // use, but concurrent sleeps add up (use it for sends made one at a time).
 type Clock struct {
@@ -51,28 +51,29 @@ func (c *Clock) Now() time.Time {
 	return c.now
 }
 
-// New returns a pacer on a fresh embedded Redis and its fake clock.
-func New(t testing.TB) (*pace.Pacer, *Clock) {
+// New returns a limiter with the send key layout under the prefix "test"
+// on a fresh embedded Redis, and its fake clock.
+func New(t testing.TB) (*ratelimit.Limiter, *Clock) {
 	t.Helper()
 	m := miniredis.RunT(t)
 	rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
 	t.Cleanup(func() { rdb.Close() })
 	c := &Clock{m: m, now: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
 	m.SetTime(c.now)
-	return pace.New(rdb, "test", nil).WithClock(c), c
+	return ratelimit.New(rdb, ratelimit.Sends("test"), nil).WithClock(c), c
 }
 
-// Replica returns another pacer on c's embedded Redis and clock: a second
-// replica of the gateway.
-func (c *Clock) Replica(t testing.TB) *pace.Pacer {
+// Replica returns another limiter on c's embedded Redis and clock: a
+// second replica of the gateway.
+func (c *Clock) Replica(t testing.TB) *ratelimit.Limiter {
 	t.Helper()
 	rdb := redis.NewClient(&redis.Options{Addr: c.m.Addr()})
 	t.Cleanup(func() { rdb.Close() })
-	return pace.New(rdb, "test", nil).WithClock(c)
+	return ratelimit.New(rdb, ratelimit.Sends("test"), nil).WithClock(c)
 }
 
 // Commands is how many commands the embedded Redis has served.
 func (c *Clock) Commands() int { return c.m.CommandCount() }
 
-// ClockOf is the fake clock of a pacer made by New.
-func ClockOf(p *pace.Pacer) *Clock { return p.Clock().(*Clock) }
+// ClockOf is the fake clock of a limiter made by New.
+func ClockOf(l *ratelimit.Limiter) *Clock { return l.Clock().(*Clock) }
