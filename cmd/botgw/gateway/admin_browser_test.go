@@ -14,9 +14,7 @@ import (
 const hostile = `<img src=x onerror="document.title='pwned'">`
 
 func TestOperatorPageInABrowser(t *testing.T) {
-	t.Setenv("OPENAI_API_KEY", "")
-	t.Setenv("ANTHROPIC_API_KEY", "")
-	cfg := DefaultConfig()
+	cfg := demoConfig(t)
 	cfg.Admin.Token = "op-token-123"
 	base := startGateway(t, cfg)
 	for _, text := range []string{"I am at the station", hostile} {
@@ -26,10 +24,7 @@ func TestOperatorPageInABrowser(t *testing.T) {
 	}
 	ctx := browser(t)
 	err := chromedp.Do(ctx,
-		chromedp.Navigate(base+"/admin"),
-		chromedp.WaitVisible(chromedp.CSS("#token")),
-		chromedp.SendKeys(chromedp.CSS("#token"), cfg.Admin.Token),
-		chromedp.Click(chromedp.CSS("#enter")),
+		adminLogin(base, cfg.Admin.Token),
 		chromedp.Click(chromedp.CSS(`#chats button[data-chat="web:alice"]`)),
 		chromedp.WaitVisible(chromedp.CSS("#history .msg.assistant")),
 	)

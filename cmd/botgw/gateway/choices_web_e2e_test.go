@@ -139,35 +139,14 @@ func TestWebChoicesAndTaps(t *testing.T) {
 	op := `{"text":"Sam here: pick one","operator":"Sam","choices":["Left","Right"]}`
 	opURL := base + "/v1/admin/chats/" + url.PathEscape(chat) + "/messages"
 	var offers [][]string // polling takes the replies: keep them
-	wait.Eventually(t, "the condition", func() bool { offers = append(offers, webOffers(t, base, chat)...); return len(offers) > 0 })
+	wait.Eventually(t, "the condition", func() bool { offers = append(offers, pollWeb(t, base, chat).offers()...); return len(offers) > 0 })
 	if status, v := e2e.PostJSON(t, opURL, op, "Authorization", "Bearer "+opsToken); status != http.StatusAccepted {
 		t.Fatalf("operator message with choices: %d %v", status, v)
 	}
-	wait.Eventually(t, "the condition", func() bool { offers = append(offers, webOffers(t, base, chat)...); return len(offers) >= 2 })
+	wait.Eventually(t, "the condition", func() bool { offers = append(offers, pollWeb(t, base, chat).offers()...); return len(offers) >= 2 })
 	if !slices.Equal(offers[0], []string{"Harbour", "Castle"}) || !slices.Equal(offers[1], []string{"Left", "Right"}) {
 		t.Errorf("polled choices %q, want the broadcast's then the operator's", offers)
 	}
-}
-
-// webOffers polls the page's replies and returns the choices of each.
-func webOffers(t *testing.T, base, chat string) [][]string {
-	t.Helper()
-	res, err := http.Get(base + "/v1/chat?chat=" + chat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	var v struct {
-		Replies []struct {
-			Choices []string `json:"choices"`
-		} `json:"replies"`
-	}
-	_ = json.NewDecoder(res.Body).Decode(&v)
-	var out [][]string
-	for _, r := range v.Replies {
-		out = append(out, r.Choices)
-	}
-	return out
 }
 
 // TestChoicesValidationOnEveryRoute: 11 choices, a 65-character label and

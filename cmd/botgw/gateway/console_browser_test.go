@@ -14,10 +14,8 @@ import (
 // find a chat by its key, open it, pause it, talk to the player, see the
 // words appear, resume, and retry a reply the platform refused.
 func TestOperatorConsoleInABrowser(t *testing.T) {
-	t.Setenv("OPENAI_API_KEY", "")
-	t.Setenv("ANTHROPIC_API_KEY", "")
 	api := newBotAPI(t)
-	cfg := DefaultConfig()
+	cfg := demoConfig(t)
 	cfg.Admin.Token = "op-token-456"
 	cfg.Channels.Telegram = &telegramConfig{Token: e2eBotToken, WebhookSecret: faultSecret, APIURL: api.URL}
 	base := startGateway(t, cfg)
@@ -39,10 +37,7 @@ func TestOperatorConsoleInABrowser(t *testing.T) {
 		}
 	}
 	run("log in and search",
-		chromedp.Navigate(base+"/admin"),
-		chromedp.WaitVisible(chromedp.CSS("#token")),
-		chromedp.SendKeys(chromedp.CSS("#token"), cfg.Admin.Token),
-		chromedp.Click(chromedp.CSS("#enter")),
+		adminLogin(base, cfg.Admin.Token),
 		chromedp.WaitVisible(chromedp.CSS(`#chats button[data-chat="web:bob"]`)),
 		chromedp.SendKeys(chromedp.CSS("#search"), "web:al"),
 		chromedp.Poll[chromedp.Void](`document.querySelector("#chats").dataset.filter === "&prefix=web%3Aal"`,

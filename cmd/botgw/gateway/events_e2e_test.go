@@ -13,6 +13,7 @@ import (
 
 	"github.com/botgw/botgw/convo/operator"
 	"github.com/botgw/botgw/internal/e2e"
+	"github.com/botgw/botgw/internal/wait"
 )
 
 const (
@@ -22,9 +23,7 @@ const (
 
 func eventsGateway(t *testing.T) string {
 	t.Helper()
-	t.Setenv("OPENAI_API_KEY", "")
-	t.Setenv("ANTHROPIC_API_KEY", "")
-	cfg := DefaultConfig()
+	cfg := demoConfig(t)
 	cfg.Events.Secret = eventsSecret
 	cfg.Admin.Token = opsToken
 	return startGateway(t, cfg)
@@ -109,11 +108,7 @@ func TestRespondingEventDeliversOneReplyToTheWebChat(t *testing.T) {
 		t.Fatalf("retried event: %d", status)
 	}
 	var first []string
-	deadline := time.Now().Add(10 * time.Second)
-	for len(first) == 0 && time.Now().Before(deadline) {
-		first = pollWeb(t, base, "web:carol")
-		time.Sleep(20 * time.Millisecond)
-	}
+	wait.Eventually(t, "the announcement", func() bool { first = pollWeb(t, base, "web:carol").Messages; return len(first) > 0 })
 	if len(first) != 1 || !strings.Contains(first[0], "Harrogate Theatre") {
 		t.Fatalf("announcement = %q, want one reply naming the event", first)
 	}
@@ -122,24 +117,40 @@ func TestRespondingEventDeliversOneReplyToTheWebChat(t *testing.T) {
 	if status, v := e2e.PostJSON(t, base+"/v1/chat", `{"chat":"web:carol","text":"thanks"}`); status != 200 {
 		t.Fatalf("chat: %d %v", status, v)
 	}
-	if extra := pollWeb(t, base, "web:carol"); len(extra) != 0 {
+	if extra := pollWeb(t, base, "web:carol").Messages; len(extra) != 0 {
 		t.Errorf("more announcements arrived: %q, want exactly one", extra)
 	}
 }
 
+// webPoll is what GET /v1/chat?chat= hands the page: the replies kept
+// for it since its last poll, as text and with their choices.
+type webPoll struct {
+	Messages []string `json:"messages"`
+	Replies  []struct {
+		Choices []string `json:"choices"`
+	} `json:"replies"`
+}
+
 // pollWeb takes the replies the web chat kept for the page.
-func pollWeb(t *testing.T, base, chat string) []string {
+func pollWeb(t *testing.T, base, chat string) webPoll {
 	t.Helper()
 	res, err := http.Get(base + "/v1/chat?chat=" + chat)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
-	var v struct {
-		Messages []string `json:"messages"`
-	}
+	var v webPoll
 	if err := json.NewDecoder(res.Body).Decode(&v); err != nil {
 		t.Fatal(err)
 	}
-	return v.Messages
+	return v
+}
+
+// offers are the choices of each reply.
+func (p webPoll) offers() [][]string {
+	var out [][]string
+	for _, r := range p.Replies {
+		out = append(out, r.Choices)
+	}
+	return out
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw/internal/wait"
+	"github.com/botgw/botgw/state/redistest"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -21,6 +22,17 @@ type redisServer struct {
 	process
 	port int
 	args []string
+}
+
+// onOwnRedis is a scenario of n replicas (newScenario, with edits) on a
+// redis-server of the test's own (startRedis), which the test may stop,
+// kill and restart. Without BOTGW_TEST_REDIS_URL it skips, as the other
+// real-Redis tests do, so CI runs it.
+func onOwnRedis(t *testing.T, n int, edits ...func(string) string) (*redisServer, *scenario) {
+	t.Helper()
+	redistest.URL(t)
+	rs := startRedis(t)
+	return rs, newScenario(t, redisTarget{keys: fmt.Sprintf("url: %q", rs.url())}, n, edits...)
 }
 
 // needRedisTools skips unless redis-server and redis-cli are on PATH.

@@ -95,6 +95,38 @@ func (f *faultLLM) callsBy(key string) int {
 	return f.calls[key]
 }
 
+// load is scenario traffic running in the background.
+type load struct {
+	done    chan struct{}
+	refused []int // the statuses refused before a 200; read after done
+}
+
+// startTraffic runs sc.traffic in the background.
+func (sc *scenario) startTraffic(chats []int64, perChat, workers int, gap time.Duration) *load {
+	l := &load{done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		l.refused = sc.traffic(chats, perChat, workers, gap)
+	}()
+	return l
+}
+
+// wait waits for the traffic to end and returns the statuses refused.
+func (l *load) wait() []int {
+	<-l.done
+	return l.refused
+}
+
+// running reports whether the traffic is still going on.
+func (l *load) running() bool {
+	select {
+	case <-l.done:
+		return false
+	default:
+		return true
+	}
+}
+
 // replica is one gateway process of the built binary; it keeps its address
 // across restarts, as a pod behind a load balancer would.
 type replica struct {

@@ -86,6 +86,18 @@ func gameTools(base string) []tools.Config {
 	}
 }
 
+// toolsConfig is llmConfig with the game's tools (gameTools) on game.
+func toolsConfig(pc ProviderConfig, game *gameAPI) Config {
+	cfg := llmConfig(pc)
+	cfg.Tools = gameTools(game.URL)
+	return cfg
+}
+
+// inOrder answers the model's call n with script[n].
+func inOrder(script ...answer) providertest.Respond {
+	return providertest.Script(func(n int) answer { return script[n] })
+}
+
 // llmConfig is a web-channel gateway on the given provider.
 func llmConfig(pc ProviderConfig) Config {
 	cfg := DefaultConfig()

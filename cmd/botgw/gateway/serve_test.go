@@ -51,10 +51,16 @@ func startGatewayWithLog(t testing.TB, cfg Config, log *slog.Logger) string {
 	return ""
 }
 
-func TestDefaultGatewayChatsOverHTTP(t *testing.T) {
+// demoConfig is DefaultConfig on the demo provider, whatever model API
+// keys the environment holds.
+func demoConfig(t *testing.T) Config {
 	t.Setenv("OPENAI_API_KEY", "")
 	t.Setenv("ANTHROPIC_API_KEY", "")
-	base := startGateway(t, DefaultConfig())
+	return DefaultConfig()
+}
+
+func TestDefaultGatewayChatsOverHTTP(t *testing.T) {
+	base := startGateway(t, demoConfig(t))
 	status, v := e2e.PostJSON(t, base+"/v1/chat", `{"chat":"web:a","text":"hi"}`)
 	if status != 200 || !strings.Contains(v["reply"].(string), `"hi"`) {
 		t.Fatalf("first turn: %d %v", status, v)

@@ -70,9 +70,7 @@ func TestDockerDefaultCommandServesNoOpenWebChat(t *testing.T) {
 }
 
 func TestCrossOriginChatIsRefusedAndNothingStored(t *testing.T) {
-	t.Setenv("OPENAI_API_KEY", "")
-	t.Setenv("ANTHROPIC_API_KEY", "")
-	base := startGateway(t, DefaultConfig())
+	base := startGateway(t, demoConfig(t))
 	status, v := e2e.PostJSON(t, base+"/v1/chat", `{"chat":"web:victim","text":"spend tokens"}`, "Origin", "https://evil.example")
 	if status != http.StatusForbidden || !strings.HasPrefix(v["error"].(string), "origin") {
 		t.Fatalf("cross-origin POST: %d %v, want 403 naming origin", status, v)
