@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,11 +29,13 @@ func (oggFetcher) FetchMedia(context.Context, botgw.Media, int64) ([]byte, error
 // voice note is answered once the server replies.
 func TestVoiceNotesDoNotHoldTextTurnsBack(t *testing.T) {
 	started, release := make(chan struct{}, 100), make(chan struct{})
+	var given atomic.Int32 // transcriptions abandoned by their turn
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		started <- struct{}{}
 		select {
 		case <-release:
 		case <-r.Context().Done():
+			given.Add(1)
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
@@ -47,7 +50,9 @@ func TestVoiceNotesDoNotHoldTextTurnsBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	reader := media.New(media.Config{}, media.Deps{Fetchers: map[string]botgw.MediaFetcher{"test": oggFetcher{}}, Transcriber: tr})
-	r := newRig(t, openStore(t, false, fastStore), fake.New(), Config{}, func(e *Engine) { e.deps.Media = reader })
+	// the voice turns renew their leases while they wait, as a gateway's do
+	cfg := Config{LeaseRenew: fastStore.LeaseTTL / 3}
+	r := newRig(t, openStore(t, false, fastStore), fake.New(), cfg, func(e *Engine) { e.deps.Media = reader })
 	const voices = 40
 	for i := range voices {
 		in := botgw.Inbound{Chat: botgw.ChatKey{Channel: "test", ID: fmt.Sprintf("voice%d", i)}, Kind: botgw.KindText,
@@ -68,6 +73,9 @@ func TestVoiceNotesDoNotHoldTextTurnsBack(t *testing.T) {
 	r.say(t, text, "t1", "where now?")
 	if sent := r.ch.Wait(t, 1, 30*time.Second); sent[0].Chat != text {
 		t.Fatalf("first reply went to %s, want the text chat's while the voice notes wait", sent[0].Chat)
+	}
+	if n := given.Load(); n > 0 {
+		t.Fatalf("the text was answered only after %d voice turns gave up their transcription", n)
 	}
 	free() // the server answers every transcription
 	if sent := r.ch.Wait(t, voices+1, 30*time.Second); len(sent) != voices+1 {

@@ -1,6 +1,7 @@
 package whatsapp
 
 import (
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
@@ -93,7 +94,8 @@ type mediaPhone struct {
 	// result is what the phone answers (SUCCESS: the file at newPath).
 	result  waMmsRetry.MediaRetryNotification_ResultType
 	newPath string
-	plain   []byte // what it uploads again
+	plain   []byte              // what it uploads again
+	kind    whatsmeow.MediaType // its keys' kind (default: an image)
 }
 
 func newMediaPhone(t *testing.T, rc *realClient) *mediaPhone {
@@ -123,7 +125,10 @@ func newMediaPhone(t *testing.T, rc *realClient) *mediaPhone {
 // bytes, keys from the media key by HKDF) and puts it at path; it returns
 // the message's download fields.
 func (p *mediaPhone) upload(path string, key, plain []byte) *waE2E.ImageMessage {
-	keys := hkdfutil.SHA256(key, nil, []byte(whatsmeow.MediaImage), 112)
+	p.mu.Lock()
+	kind := cmp.Or(p.kind, whatsmeow.MediaImage)
+	p.mu.Unlock()
+	keys := hkdfutil.SHA256(key, nil, []byte(kind), 112)
 	iv, cipherKey, macKey := keys[:16], keys[16:48], keys[48:80]
 	enc, err := cbcutil.Encrypt(cipherKey, iv, plain)
 	if err != nil {
@@ -177,13 +182,7 @@ func (p *mediaPhone) receipt(rc *realClient, info *types.MessageInfo, key []byte
 // old host; a phone that no longer has it ends in ErrNotFound, with one
 // receipt.
 func TestRealClientRetriesExpiredMedia(t *testing.T) {
-	a, rc, logs := realConnected(t)
-	phone := newMediaPhone(t, rc)
-	serveMediaConn(t, rc, retryHost)
-	store := &channeltest.Store{}
-	a.mu.Lock()
-	a.deliver = store.Deliver
-	a.mu.Unlock()
+	a, rc, phone, store, logs := retryRig(t)
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
 	plain := []byte("\xff\xd8\xff\xe0 the old bridge at dusk")
@@ -225,4 +224,54 @@ func TestRealClientRetriesExpiredMedia(t *testing.T) {
 		t.Errorf("%d receipts, want one more", len(phone.receipts))
 	}
 	phone.mu.Unlock()
+}
+
+// retryRig is an adapter on whatsmeow's real client whose media hosts
+// (media_conn) and CDN are the test's phone's, storing what it receives.
+func retryRig(t *testing.T) (*Adapter, *realClient, *mediaPhone, *channeltest.Store, *logBuffer) {
+	a, rc, logs := realConnected(t)
+	phone := newMediaPhone(t, rc)
+	serveMediaConn(t, rc, retryHost)
+	store := &channeltest.Store{}
+	a.mu.Lock()
+	a.deliver = store.Deliver
+	a.mu.Unlock()
+	return a, rc, phone, store, logs
+}
+
+// A voice note (PTT) whose CDN copy expired is uploaded again by the phone
+// and fetched by its new path from the media_conn host, decrypted with
+// the audio keys.
+func TestRealClientRetriesExpiredVoiceNote(t *testing.T) {
+	a, rc, phone, store, logs := retryRig(t)
+	key := make([]byte, 32)
+	_, _ = rand.Read(key)
+	plain := []byte("OggS\x00\x02 I am at the old bridge")
+	phone.mu.Lock()
+	phone.kind = whatsmeow.MediaAudio
+	phone.mu.Unlock()
+	f := phone.upload("/v/t62.7117-24/voice.enc?ccb=11-4&oe=6700", key, plain)
+	phone.mu.Lock()
+	phone.files = map[string][]byte{} // the CDN dropped it
+	phone.newPath, phone.plain = "/v/t62.7117-24/voice-again.enc?ccb=11-4&oe=6800", plain
+	phone.mu.Unlock()
+	au := &waE2E.AudioMessage{URL: f.URL, DirectPath: f.DirectPath, MediaKey: f.MediaKey, FileEncSHA256: f.FileEncSHA256,
+		FileSHA256: f.FileSHA256, FileLength: f.FileLength, Mimetype: proto.String("audio/ogg; codecs=opus"), PTT: proto.Bool(true), Seconds: proto.Uint32(4)}
+	info := types.MessageInfo{MessageSource: types.MessageSource{Chat: alicePN, Sender: alicePN}, ID: "3EB0VOICE1", Timestamp: time.Now()}
+	if failed := rc.internals().HandleDecryptedMessage(context.Background(), &info, &waE2E.Message{AudioMessage: au}, 0); failed {
+		t.Fatalf("voice note not stored:\n%s", logs)
+	}
+	in := store.Stored()[0]
+	if in.Media == nil || in.Media.Kind != botgw.MediaVoice {
+		t.Fatalf("stored %+v, want a voice note", in)
+	}
+	got, err := a.FetchMedia(t.Context(), *in.Media, 1<<20)
+	if err != nil || string(got) != string(plain) {
+		t.Fatalf("FetchMedia = %q, %v; want the voice note uploaded again\n%s", got, err, logs)
+	}
+	phone.mu.Lock()
+	defer phone.mu.Unlock()
+	if n := len(phone.fetched); n != 2 || phone.fetched[1] != retryHost+" /v/t62.7117-24/voice-again.enc" || !strings.Contains(phone.queries[1], "mms-type=audio") {
+		t.Errorf("CDN asked for %q (%q), want the new path on the media_conn host as audio", phone.fetched, phone.queries)
+	}
 }
