@@ -58,7 +58,8 @@ type Rule struct {
 	Cost int
 	// Own, when set, keeps this rule's slots instead of Redis: the chat's
 	// own pace, which the engine keeps with the chat (botgw.SendPace). Only
-	// for a key that nothing but this chat's lease holder sends to.
+	// for a key that nothing but this chat's lease holder sends to; each
+	// send takes one slot of it, whatever Cost says.
 	Own *botgw.SendPace
 }
 

@@ -154,7 +154,7 @@ func TestLimitIsSharedByReplicas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prefix := "pacetest" + time.Now().Format("150405.000000")
+	prefix := "ratelimittest" + time.Now().Format("150405.000000")
 	var pacers []*ratelimit.Limiter
 	for range 2 {
 		rdb := redis.NewClient(opt)
