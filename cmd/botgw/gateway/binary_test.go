@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw/internal/e2e"
+	"github.com/botgw/botgw/internal/syncbuf"
 )
 
 var (
@@ -99,7 +100,7 @@ func runBinary(t *testing.T, config string, env ...string) string {
 	cmd := exec.Command(binary(t), "serve", "-config", e2e.WriteFile(t, config), "-listen", addr)
 	cmd.Env = append(os.Environ(), env...)
 	var p process
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	p.run(t, cmd, &logs)
 	t.Cleanup(func() {
 		p.terminate(t, "gateway", os.Interrupt, 30*time.Second)

@@ -16,6 +16,7 @@ import (
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels/channeltest"
 	"github.com/botgw/botgw/internal/e2e"
+	"github.com/botgw/botgw/internal/syncbuf"
 	"github.com/botgw/botgw/providers/providertest"
 )
 
@@ -136,7 +137,7 @@ type replica struct {
 	cfgPath string
 	addr    string
 	base    string
-	logs    syncBuffer
+	logs    syncbuf.Buffer
 }
 
 // startReplica writes config and starts the process; it is stopped (SIGTERM)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/internal/e2e"
+	"github.com/botgw/botgw/internal/syncbuf"
 	"github.com/botgw/botgw/providers/providertest"
 )
 
@@ -121,12 +122,12 @@ func TestLogWithoutRedactKeySaysHashesDifferBetweenReplicas(t *testing.T) {
 
 func TestTurnLogLineCarriesTextOnlyWithLogContent(t *testing.T) {
 	for _, content := range []bool{false, true} {
-		var buf syncBuffer
+		var buf syncbuf.Buffer
 		cfg := demoConfig(t)
 		cfg.Log.Content = content
 		base := startGatewayWithLog(t, cfg, slog.New(slog.NewJSONHandler(&buf, nil)))
 		e2e.PostJSON(t, base+"/v1/chat", `{"chat":"web:c","text":"secret plan"}`)
-		line := buf.line(`"msg":"turn"`)
+		line := buf.Line(`"msg":"turn"`)
 		if line == "" {
 			t.Fatalf("content=%v: no turn log line in %s", content, buf.String())
 		}

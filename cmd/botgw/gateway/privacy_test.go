@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw/internal/e2e"
+	"github.com/botgw/botgw/internal/syncbuf"
 )
 
 // With log.redact_chats on and log.content off, a turn, a corrupt pending
@@ -46,7 +47,7 @@ channels:
 	if err != nil {
 		t.Fatal(err)
 	}
-	var buf syncBuffer
+	var buf syncbuf.Buffer
 	base := startGatewayWithLog(t, cfg, NewLogger(cfg.Log, &buf))
 
 	chat(t, base, chatKey, "my "+secret+" password is 447700900123")

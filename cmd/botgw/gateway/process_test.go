@@ -1,12 +1,9 @@
 package gateway
 
 import (
-	"bytes"
 	"io"
 	"os"
 	"os/exec"
-	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -69,33 +66,4 @@ func (p *process) terminate(t *testing.T, name string, sig os.Signal, within tim
 		p.kill(t)
 		t.Errorf("%s did not stop within %s of %v", name, within, sig)
 	}
-}
-
-// syncBuffer collects output written from several goroutines (a
-// process's output copiers, a logger) while the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// line returns the first line containing s.
-func (b *syncBuffer) line(s string) string {
-	for l := range strings.Lines(b.String()) {
-		if strings.Contains(l, s) {
-			return l
-		}
-	}
-	return ""
 }

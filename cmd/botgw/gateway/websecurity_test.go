@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw/internal/e2e"
+	"github.com/botgw/botgw/internal/syncbuf"
 )
 
 // dockerCmd is the image's default command line (the Dockerfile's CMD).
@@ -46,7 +47,7 @@ func TestDockerDefaultCommandServesNoOpenWebChat(t *testing.T) {
 	cmd := exec.Command(binary(t), args...)
 	cmd.Env = append(os.Environ(), "BOTGW_CONFIG=", "OPENAI_API_KEY=", "ANTHROPIC_API_KEY=")
 	var p process
-	var out syncBuffer
+	var out syncbuf.Buffer
 	p.run(t, cmd, &out)
 	t.Cleanup(func() {
 		p.terminate(t, "gateway", os.Interrupt, 30*time.Second)
