@@ -35,8 +35,9 @@ type StreamLocation struct {
 
 // StreamRecord is one committed change of a conversation, as the
 // conversation stream delivers it. The engine fills everything but Seq and
-// ID; the store numbers the records of a chat inside the commit that
-// writes them (Seq 1, 2, ... with no gaps) and the relay derives ID.
+// ID; the commit stores the records, and the relay numbers a chat's
+// records as it reads them (Seq 1, 2, ... with no gaps, per sink) and
+// derives ID.
 type StreamRecord struct {
 	Version        string          `json:"version"`
 	ID             string          `json:"id,omitempty"`

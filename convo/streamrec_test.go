@@ -26,12 +26,12 @@ func (scoreTool) Call(context.Context, botgw.ChatKey, string, botgw.ToolCall) (s
 func streamed(t *testing.T, st *state.Store, k botgw.ChatKey) []botgw.StreamRecord {
 	t.Helper()
 	var out []botgw.StreamRecord
-	raws, err := st.StreamRead(context.Background(), "webhook", "0", 1000) // a single Redis's one unit
+	b, _, err := st.StreamNext(context.Background(), "webhook", "0", state.StreamBatch{}, 0, 1000) // a single Redis's one unit
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, raw := range raws {
-		r, _, err := state.DecodeStreamRecord(raw)
+	for i := range b.Raws {
+		r, _, err := b.Record(i)
 		if err != nil {
 			t.Fatal(err)
 		}

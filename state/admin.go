@@ -90,13 +90,7 @@ func (s *Store) Reset(ctx context.Context, k botgw.ChatKey) error {
 	if err != nil {
 		return fmt.Errorf("reset chat %s: %w", k, err)
 	}
-	if len(s.stream.sinks) > 0 { // the state's stream seq must outlive it
-		tag, _ := s.unit(ks.member)
-		err = resetScript.Run(ctx, s.c, []string{ks.state, s.seqHash(tag)}, ks.member, s.nowMs()).Err()
-	} else {
-		err = s.c.Del(ctx, ks.state).Err()
-	}
-	if err != nil {
+	if err := s.c.Del(ctx, ks.state).Err(); err != nil {
 		return fmt.Errorf("reset chat %s: %w", k, err)
 	}
 	return nil

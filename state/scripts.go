@@ -17,12 +17,10 @@ var (
 	commitSrc string
 	//go:embed lua/stream.lua
 	streamSrc string
-	//go:embed lua/streamack.lua
-	streamAckSrc string
+	//go:embed lua/streamnext.lua
+	streamNextSrc string
 	//go:embed lua/streamlease.lua
 	streamLeaseSrc string
-	//go:embed lua/reset.lua
-	resetSrc string
 	//go:embed lua/delivered.lua
 	deliveredSrc string
 	//go:embed lua/finish.lua
@@ -38,23 +36,22 @@ var (
 )
 
 var (
-	appendScript    = redis.NewScript(appendSrc)
-	beginScript     = redis.NewScript(beginSrc)
-	commitScript    = redis.NewScript(streamSrc + commitSrc) // stream.lua defines stream_append
-	deliveredScript = redis.NewScript(deliveredSrc)
-	finishScript    = redis.NewScript(finishSrc)
-	renewScript     = redis.NewScript(renewSrc)
-	releaseScript   = redis.NewScript(releaseSrc)
-	claimScript     = redis.NewScript(claimSrc)
-	progressScript  = redis.NewScript(progressSrc)
-	streamAckScript = redis.NewScript(streamAckSrc)
-	leaseScript     = redis.NewScript(streamLeaseSrc)
-	resetScript     = redis.NewScript(resetSrc)
+	appendScript     = redis.NewScript(appendSrc)
+	beginScript      = redis.NewScript(beginSrc)
+	commitScript     = redis.NewScript(streamSrc + commitSrc) // stream.lua defines stream_append
+	deliveredScript  = redis.NewScript(deliveredSrc)
+	finishScript     = redis.NewScript(finishSrc)
+	renewScript      = redis.NewScript(renewSrc)
+	releaseScript    = redis.NewScript(releaseSrc)
+	claimScript      = redis.NewScript(claimSrc)
+	progressScript   = redis.NewScript(progressSrc)
+	streamNextScript = redis.NewScript(streamNextSrc)
+	leaseScript      = redis.NewScript(streamLeaseSrc)
 
 	allScripts = []*redis.Script{
 		appendScript, beginScript, commitScript, deliveredScript,
 		finishScript, renewScript, releaseScript, claimScript, progressScript,
-		streamAckScript, leaseScript, resetScript,
+		streamNextScript, leaseScript,
 	}
 )
 

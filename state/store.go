@@ -80,7 +80,8 @@ func New(client redis.UniversalClient, prefix string, opts Options) *Store {
 	_, cluster := client.(*redis.ClusterClient)
 	opts = opts.withDefaults()
 	return &Store{
-		stream:  streamState{sinks: opts.Stream.Sinks, modes: make([]atomic.Int32, len(opts.Stream.Sinks))},
+		stream: streamState{sinks: opts.Stream.Sinks, modes: make([]atomic.Int32, len(opts.Stream.Sinks)),
+			dropped: make([]atomic.Int64, len(opts.Stream.Sinks))},
 		c:       client,
 		prefix:  prefix,
 		opts:    opts,

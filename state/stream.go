@@ -15,27 +15,27 @@ import (
 )
 
 // The conversation stream's records wait in Redis until each sink took
-// them. The commit script numbers a commit's records after the chat's last
-// one and appends them, in the same atomic step as the state change, to one
-// list per sink and stream unit:
+// them. The commit script appends a commit's records, in the same atomic
+// step as the state change, to one list per sink and stream unit:
 //
-//	<prefix>:stream:<sink>:{<unit>}   records, oldest first, as JSON with "seq" and "ms"
-//	<prefix>:stream:seq:{<unit>}      hash: chat -> "<last seq>:<ms>" (see below)
+//	<prefix>:stream:<sink>:{<unit>}       records, oldest first, as JSON with "ms" and "k"
+//	<prefix>:stream:<sink>:seq:{<unit>}   hash: chat -> "<last seq>:<ms>"
+//
+// The relay numbers them as it reads them (lua/streamnext.lua): a chat's
+// records get the seqs after the last one the sink acknowledged, which the
+// same script notes in the sink's seq hash when it removes them. So the
+// count lives beside the records it counts, whatever happens to the
+// chat's state (reset, expiry), and a commit reads nothing for it.
 //
 // A unit gathers many chats, so the relay reads and trims up to a thousand
-// records of many chats with one command each, and a chat's records keep
-// their commit order inside it. On a single node there is one unit (tag
-// "0"), so a read takes whatever waits, whichever chats it belongs to. On
-// a cluster a unit is a chat's hash slot (its key's tag is a string that
-// hashes to that slot), so the lists live in the slot of the chats they
-// hold; there the units are split into StreamGroups groups, and a zset per
-// group (<prefix>:stream:<sink>:lists:{<g>}) lists the units with records,
+// records of many chats with one script, and a chat's records keep their
+// commit order inside it. On a single node there is one unit (tag "0"), so
+// a read takes whatever waits, whichever chats it belongs to. On a cluster
+// a unit is a chat's hash slot (its key's tag is a string that hashes to
+// that slot), so the lists live in the slot of the chats they hold; there
+// the units are split into StreamGroups groups, and a zset per group
+// (<prefix>:stream:<sink>:lists:{<g>}) lists the units with records,
 // updated in the commit's pipeline.
-//
-// A chat's last seq is "q" in its state hash. When the state is gone (a
-// reset, expiry), the next commit reads the seq hash, which the relay
-// writes as it delivers, and the commit itself writes when it deletes the
-// state or while a sink is behind (StreamMode).
 
 // StreamGroups is the number of relay groups on a cluster: each has its
 // own lease, so replicas share the relaying.
@@ -54,9 +54,8 @@ func (s *Store) StreamGroupCount() int {
 type StreamMode int32
 
 const (
-	StreamOK     StreamMode = iota // the sink keeps up
-	StreamBehind                   // records wait: commits note each chat's last seq
-	StreamFull                     // max_pending reached: new records are not kept
+	StreamOK   StreamMode = iota // the sink keeps up
+	StreamFull                   // max_pending reached: new records are not kept
 )
 
 // StreamOptions configure the conversation stream.
@@ -64,10 +63,23 @@ type StreamOptions struct {
 	Sinks []string // sink names ("webhook", "kafka"); none: records are dropped
 }
 
-// streamState is the store's per-sink stream mode.
+// streamState is the store's per-sink stream mode, and the records it
+// did not keep while a sink was full.
 type streamState struct {
-	sinks []string
-	modes []atomic.Int32
+	sinks   []string
+	modes   []atomic.Int32
+	dropped []atomic.Int64
+}
+
+// StreamDropped is the number of sink's records this store's commits did
+// not keep because the sink was full (max_pending).
+func (s *Store) StreamDropped(sink string) int64 {
+	for i, n := range s.stream.sinks {
+		if n == sink {
+			return s.stream.dropped[i].Load()
+		}
+	}
+	return 0
 }
 
 // SetStreamMode records how sink is doing; unknown sinks are ignored.
@@ -92,7 +104,9 @@ func (s *Store) streamList(sink, tag string) string {
 	return s.prefix + ":stream:" + sink + ":{" + tag + "}"
 }
 
-func (s *Store) seqHash(tag string) string { return s.prefix + ":stream:seq:{" + tag + "}" }
+func (s *Store) seqHash(sink, tag string) string {
+	return s.prefix + ":stream:" + sink + ":seq:{" + tag + "}"
+}
 
 func (s *Store) unitIndex(sink string, group int) string {
 	return fmt.Sprintf("%s:stream:%s:lists:{%d}", s.prefix, sink, group)
@@ -102,30 +116,44 @@ func (s *Store) relayLease(sink string, group int) string {
 	return fmt.Sprintf("%s:stream:%s:lease:{%d}", s.prefix, sink, group)
 }
 
-// streamArgs appends the commit's stream keys and ARGV[14..19+R]
-// (stream.lua) to keys and args; without records or sinks just "0".
-func (s *Store) streamArgs(member string, recs []botgw.StreamRecord, now int64, keys []string, args []any) ([]string, []any, error) {
-	if len(recs) == 0 || len(s.stream.sinks) == 0 {
+// streamArgs appends the commit's stream keys (the lists of the sinks
+// not full) and ARGV[14..16+R] (stream.lua) to keys and args; without
+// records or a list to keep them just "0". now dates the records.
+func (s *Store) streamArgs(member string, version int64, recs []botgw.StreamRecord, now int64, keys []string, args []any) ([]string, []any, error) {
+	tag, _ := s.unit(member)
+	k0, lists := len(keys)+1, 0
+	for i, sink := range s.stream.sinks {
+		if len(recs) > 0 && StreamMode(s.stream.modes[i].Load()) != StreamFull {
+			keys, lists = append(keys, s.streamList(sink, tag)), lists+1
+		}
+	}
+	if lists == 0 {
 		return keys, append(args, "0"), nil
 	}
-	tag, _ := s.unit(member)
-	k0 := len(keys) + 1
-	keys = append(keys, s.seqHash(tag))
-	flags := make([]byte, len(s.stream.sinks))
-	for i, sink := range s.stream.sinks {
-		keys = append(keys, s.streamList(sink, tag))
-		flags[i] = byte('0' + s.stream.modes[i].Load())
-	}
-	args = append(args, len(recs), k0, len(s.stream.sinks), now, string(flags), "")
-	for _, r := range recs {
+	args = append(args, len(recs), k0, lists)
+	// "k" (the chat's version before the commit, the record's place in
+	// it) makes every stored record unique, so the relay's check of the
+	// list's head before removing a read cannot mistake one for another.
+	prefix := `{"ms":` + strconv.FormatInt(now, 10) + `,"k":"` + strconv.FormatInt(version, 10) + "."
+	for i, r := range recs {
 		r.Seq, r.ID = 0, ""
 		raw, err := json.Marshal(r)
 		if err != nil {
 			return nil, nil, fmt.Errorf("encode stream record: %w", err)
 		}
-		args = append(args, raw)
+		args = append(args, prefix+strconv.Itoa(i)+`",`+string(raw[1:]))
 	}
 	return keys, args, nil
+}
+
+// countDropped counts the records of a commit that full sinks did not
+// keep.
+func (s *Store) countDropped(recs int) {
+	for i := range s.stream.sinks {
+		if recs > 0 && StreamMode(s.stream.modes[i].Load()) == StreamFull {
+			s.stream.dropped[i].Add(int64(recs))
+		}
+	}
 }
 
 // indexUnits queues, on a cluster, the listing of the chat's unit in each
@@ -153,42 +181,6 @@ func (s *Store) StreamUnits(ctx context.Context, sink string, group, n int) ([]s
 		return nil, fmt.Errorf("list stream units of %s group %d: %w", sink, group, err)
 	}
 	return tags, nil
-}
-
-// StreamRead returns up to n records of a unit, oldest first, as stored.
-func (s *Store) StreamRead(ctx context.Context, sink, tag string, n int) ([]string, error) {
-	raws, err := s.c.LRange(ctx, s.streamList(sink, tag), 0, int64(n-1)).Result()
-	if err != nil {
-		return nil, fmt.Errorf("read stream %s unit %s: %w", sink, tag, err)
-	}
-	return raws, nil
-}
-
-// StreamAck removes raws, the head of a unit's list as StreamRead returned
-// it, once the sink took them, and notes each chat's last seq. It reports
-// whether they were removed: false when another relay trimmed the list
-// meanwhile (nothing is removed; read again).
-func (s *Store) StreamAck(ctx context.Context, sink, tag string, raws []string) (bool, error) {
-	if len(raws) == 0 {
-		return true, nil
-	}
-	count := "0"
-	if s.cluster {
-		count = "1"
-	}
-	args := []any{len(raws), raws[len(raws)-1], count}
-	for member, last := range lastSeqs(raws) {
-		args = append(args, member, last)
-	}
-	keys := []string{s.streamList(sink, tag), s.seqHash(tag)}
-	left, err := streamAckScript.Run(ctx, s.c, keys, args...).Int64()
-	if err != nil {
-		return false, fmt.Errorf("trim stream %s unit %s: %w", sink, tag, err)
-	}
-	if left == 0 {
-		s.unlistUnit(ctx, sink, tag)
-	}
-	return left >= 0, nil
 }
 
 // unlistUnit drops an empty unit from its group's index, then lists it
@@ -233,54 +225,26 @@ func (s *Store) StreamReleaseLease(ctx context.Context, sink string, group int, 
 	return nil
 }
 
-// stored is the part of a stored record the store itself reads.
-type stored struct {
-	Seq  int64  `json:"seq"`
-	Ms   int64  `json:"ms"`
-	Conv string `json:"conversation_id"`
-}
-
-// DecodeStreamRecord decodes a stored record, setting its ID, and returns
-// when it was committed.
-func DecodeStreamRecord(raw string) (botgw.StreamRecord, time.Time, error) {
-	var r botgw.StreamRecord
-	var st stored
-	if err := json.Unmarshal([]byte(raw), &r); err != nil {
-		return r, time.Time{}, fmt.Errorf("decode stream record: %w", err)
-	}
-	if err := json.Unmarshal([]byte(raw), &st); err != nil {
-		return r, time.Time{}, fmt.Errorf("decode stream record: %w", err)
-	}
-	r.ID = botgw.StreamID(r.ConversationID, r.Seq)
-	return r, time.UnixMilli(st.Ms), nil
-}
-
-// lastSeqs maps each chat of raws to "<seq>:<ms>" of its last record.
-func lastSeqs(raws []string) map[string]string {
-	out := map[string]string{}
-	for _, raw := range raws {
-		var st stored
-		if json.Unmarshal([]byte(raw), &st) == nil && st.Conv != "" {
-			out[st.Conv] = strconv.FormatInt(st.Seq, 10) + ":" + strconv.FormatInt(st.Ms, 10)
-		}
-	}
-	return out
-}
-
-// StreamPruneSeqs forgets the seq hash entries of chats whose last record
-// is older than before (stream.seq_ttl) and returns how many it removed.
+// StreamPruneSeqs forgets the seq hash entries (one per sink and chat) of
+// chats whose last record is older than before (stream.seq_ttl) and
+// returns how many it removed.
 func (s *Store) StreamPruneSeqs(ctx context.Context, before time.Time) (int, error) {
 	n := 0
 	err := s.eachMaster(ctx, func(c redis.UniversalClient) error {
-		iter := c.Scan(ctx, 0, globEscape(s.prefix)+":stream:seq:{*}", 100).Iterator()
-		for iter.Next(ctx) {
-			removed, err := s.pruneSeqHash(ctx, iter.Val(), before.UnixMilli())
-			if err != nil {
+		for _, sink := range s.stream.sinks {
+			iter := c.Scan(ctx, 0, globEscape(s.prefix+":stream:"+sink+":seq:{")+"*}", 100).Iterator()
+			for iter.Next(ctx) {
+				removed, err := s.pruneSeqHash(ctx, iter.Val(), before.UnixMilli())
+				if err != nil {
+					return err
+				}
+				n += removed
+			}
+			if err := iter.Err(); err != nil {
 				return err
 			}
-			n += removed
 		}
-		return iter.Err()
+		return nil
 	})
 	if err != nil {
 		return n, fmt.Errorf("prune stream counters: %w", err)

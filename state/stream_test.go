@@ -36,11 +36,12 @@ func runStreamSuite(t *testing.T, newH newHarness) {
 		{"SeqOutlivesReset", testStreamSeqOutlivesReset},
 		{"SeqOutlivesDelivery", testStreamSeqOutlivesDelivery},
 		{"AckOfMovedHead", testStreamAckOfMovedHead},
-		{"FullDropsButCounts", testStreamFull},
+		{"FullDropsTheNewest", testStreamFull},
 		{"RefusedCommitRecordsNothing", testStreamRefusedCommit},
 		{"RelayLease", testStreamLease},
 		{"ResetKeepsPendingSeq", testStreamResetKeepsPendingSeq},
 		{"PruneForgetsOldCounters", testStreamPrune},
+		{"SeqOutlivesExpiryBeforeDelivery", testStreamExpiryBeforeDelivery},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -67,17 +68,18 @@ func commitRecords(t *testing.T, h *harness, k botgw.ChatKey, blob []byte, recs 
 	}
 }
 
-// pending reads sink's records of k's unit, decoded, only k's.
-func pending(t *testing.T, h *harness, sink string, k botgw.ChatKey) ([]botgw.StreamRecord, []string) {
+// pending reads sink's records of k's unit as the relay does, numbered,
+// and returns k's and the whole read.
+func pending(t *testing.T, h *harness, sink string, k botgw.ChatKey) ([]botgw.StreamRecord, StreamBatch) {
 	t.Helper()
 	tag, _ := h.s.unit(k.String())
-	raws, err := h.s.StreamRead(t.Context(), sink, tag, 1000)
+	b, _, err := h.s.StreamNext(t.Context(), sink, tag, StreamBatch{}, 0, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []botgw.StreamRecord
-	for _, raw := range raws {
-		r, _, err := DecodeStreamRecord(raw)
+	for i := range b.Raws {
+		r, _, err := b.Record(i)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +87,18 @@ func pending(t *testing.T, h *harness, sink string, k botgw.ChatKey) ([]botgw.St
 			out = append(out, r)
 		}
 	}
-	return out, raws
+	return out, b
+}
+
+// ack removes the first n records of b, a read of k's unit, for sink.
+func ack(t *testing.T, h *harness, sink string, k botgw.ChatKey, b StreamBatch, n int) bool {
+	t.Helper()
+	tag, _ := h.s.unit(k.String())
+	_, ok, err := h.s.StreamNext(t.Context(), sink, tag, b, n, 0)
+	if err != nil {
+		t.Fatalf("ack of %d records: %v", n, err)
+	}
+	return ok
 }
 
 func seqs(recs []botgw.StreamRecord) []int64 {
@@ -126,13 +139,12 @@ func testStreamSeqOutlivesDelivery(t *testing.T, h *harness) {
 	k := chat("gone")
 	commitRecords(t, h, k, []byte("a"), rec(k, "message", "hi"), rec(k, "reply", "yo"))
 	for _, sink := range []string{"webhook", "kafka"} {
-		tag, _ := h.s.unit(k.String())
-		_, raws := pending(t, h, sink, k)
-		if ok, err := h.s.StreamAck(t.Context(), sink, tag, raws); err != nil || !ok {
-			t.Fatalf("StreamAck = %v, %v", ok, err)
+		_, b := pending(t, h, sink, k)
+		if !ack(t, h, sink, k, b, len(b.Raws)) {
+			t.Fatalf("%s: ack refused", sink)
 		}
 	}
-	if err := h.s.Reset(t.Context(), k); err != nil { // the state goes, and its "q"
+	if err := h.s.Reset(t.Context(), k); err != nil {
 		t.Fatal(err)
 	}
 	commitRecords(t, h, k, []byte("b"), rec(k, "message", "back"))
@@ -145,13 +157,12 @@ func testStreamSeqOutlivesDelivery(t *testing.T, h *harness) {
 func testStreamAckOfMovedHead(t *testing.T, h *harness) {
 	k := chat("moved")
 	commitRecords(t, h, k, []byte("a"), rec(k, "message", "one"), rec(k, "reply", "two"))
-	tag, _ := h.s.unit(k.String())
-	_, raws := pending(t, h, "webhook", k)
-	if ok, _ := h.s.StreamAck(t.Context(), "webhook", tag, raws[:1]); !ok {
+	_, b := pending(t, h, "webhook", k)
+	if !ack(t, h, "webhook", k, b, 1) {
 		t.Fatal("first ack refused")
 	}
-	if ok, err := h.s.StreamAck(t.Context(), "webhook", tag, raws[:1]); err != nil || ok {
-		t.Fatalf("second ack of the same head = %v, %v; want false: the head moved", ok, err)
+	if ack(t, h, "webhook", k, b, 1) {
+		t.Fatal("second ack of the same head accepted; want refused: the head moved")
 	}
 	got, _ := pending(t, h, "webhook", k)
 	if !slices.Equal(seqs(got), []int64{2}) {
@@ -165,11 +176,14 @@ func testStreamFull(t *testing.T, h *harness) {
 	commitRecords(t, h, k, []byte("a"), rec(k, "message", "one"))
 	h.s.SetStreamMode("kafka", StreamOK)
 	commitRecords(t, h, k, []byte("b"), rec(k, "message", "two"))
-	if got, _ := pending(t, h, "kafka", k); !slices.Equal(seqs(got), []int64{2}) {
-		t.Fatalf("kafka = %v, want [2]: record 1 dropped while full, seq goes on", seqs(got))
+	if got, _ := pending(t, h, "kafka", k); !slices.Equal(seqs(got), []int64{1}) || got[0].Text != "two" {
+		t.Fatalf("kafka = %+v, want only \"two\", seq 1: record \"one\" dropped while full", got)
 	}
 	if got, _ := pending(t, h, "webhook", k); !slices.Equal(seqs(got), []int64{1, 2}) {
 		t.Fatalf("webhook = %v, want [1 2]", seqs(got))
+	}
+	if k, w := h.s.StreamDropped("kafka"), h.s.StreamDropped("webhook"); k != 1 || w != 0 {
+		t.Fatalf("dropped: kafka %d, webhook %d; want 1, 0", k, w)
 	}
 }
 
@@ -233,26 +247,47 @@ func testStreamResetKeepsPendingSeq(t *testing.T, h *harness) {
 	}
 }
 
-// testStreamPrune delivers a chat's records, so the unit's seq hash notes
+// testStreamPrune delivers a chat's records, so each sink's seq hash notes
 // its last seq, and prunes counters older than an hour from now: the
-// chat's is forgotten, and once its state is gone too its next record
-// starts again at 1.
+// chat's are forgotten, and its next record starts again at 1.
 func testStreamPrune(t *testing.T, h *harness) {
 	k := chat("prune")
 	commitRecords(t, h, k, []byte("a"), rec(k, "message", "one"), rec(k, "reply", "two"))
-	tag, _ := h.s.unit(k.String())
 	for _, sink := range []string{"webhook", "kafka"} {
-		_, raws := pending(t, h, sink, k)
-		if ok, err := h.s.StreamAck(t.Context(), sink, tag, raws); err != nil || !ok {
-			t.Fatalf("StreamAck %s = %v, %v", sink, ok, err)
+		_, b := pending(t, h, sink, k)
+		if !ack(t, h, sink, k, b, len(b.Raws)) {
+			t.Fatalf("%s: ack refused", sink)
 		}
 	}
-	if n, err := h.s.StreamPruneSeqs(t.Context(), time.Now().Add(time.Hour)); err != nil || n != 1 {
-		t.Fatalf("StreamPruneSeqs = %d, %v; want the one chat's counter", n, err)
+	if n, err := h.s.StreamPruneSeqs(t.Context(), time.Now().Add(time.Hour)); err != nil || n != 2 {
+		t.Fatalf("StreamPruneSeqs = %d, %v; want the chat's counter of each sink", n, err)
 	}
-	commitRecords(t, h, k, nil) // the state goes without a note, as on expiry
 	commitRecords(t, h, k, []byte("b"), rec(k, "message", "later"))
 	if got, _ := pending(t, h, "webhook", k); !slices.Equal(seqs(got), []int64{1}) {
 		t.Fatalf("seqs after the counter was pruned = %v, want [1]", seqs(got))
+	}
+}
+
+// testStreamExpiryBeforeDelivery lets a chat's state expire while its
+// records still wait for the sink (nothing ever delivered, no sink ever
+// behind): its next record goes on after them, never reusing their ids.
+func testStreamExpiryBeforeDelivery(t *testing.T, h *harness) {
+	k := chat("expired")
+	snap := mustBegin(t, h, k, "")
+	mustCommit(t, h, k, botgw.Commit{Lease: snap.Lease, Version: snap.Version, Blob: []byte("a"), TTL: 200 * time.Millisecond,
+		Records: []botgw.StreamRecord{rec(k, "message", "one"), rec(k, "reply", "two")}, Activity: &botgw.ChatActivity{At: time.Now()}})
+	if err := h.s.Release(t.Context(), k, snap.Lease); err != nil {
+		t.Fatal(err)
+	}
+	h.advance(400 * time.Millisecond)
+	ks, _ := h.s.keys(k)
+	if n, err := h.s.c.Exists(t.Context(), ks.state).Result(); err != nil || n != 0 {
+		t.Fatalf("state still there after its TTL: %d, %v", n, err)
+	}
+	commitRecords(t, h, k, []byte("b"), rec(k, "message", "three"))
+	for _, sink := range []string{"webhook", "kafka"} {
+		if got, _ := pending(t, h, sink, k); !slices.Equal(seqs(got), []int64{1, 2, 3}) {
+			t.Fatalf("%s seqs = %v, want [1 2 3]: the state expired before delivery, the ids go on", sink, seqs(got))
+		}
 	}
 }

@@ -214,7 +214,10 @@ func (s *Store) Commit(ctx context.Context, k botgw.ChatKey, c botgw.Commit) err
 		res = s.run(ctx, commitScript, true, keys, args...)
 		err = res.Err()
 	}
-	return committed(k, c, res, err, s.log)
+	if err = committed(k, c, res, err, s.log); err == nil {
+		s.countDropped(len(c.Records))
+	}
+	return err
 }
 
 // committed turns the commit script's answer into Commit's error.
@@ -253,7 +256,7 @@ func (s *Store) commitArgs(c botgw.Commit, member string, now int64, keys []stri
 	if a := c.Activity; a != nil {
 		args[6], args[7], args[8], args[9] = "1", a.Preview, a.At.UnixMilli(), pausedMs(a.PausedUntil)
 	}
-	keys, args, err := s.streamArgs(member, c.Records, now, keys, args)
+	keys, args, err := s.streamArgs(member, c.Version, c.Records, now, keys, args)
 	if err != nil {
 		return nil, nil, err
 	}

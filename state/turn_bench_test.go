@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
-	"github.com/redis/go-redis/v9"
+	"github.com/botgw/botgw/state/redistest"
 )
 
 // The stages of a turn against the store, one benchmark each, and a whole
@@ -69,7 +69,7 @@ func BenchmarkTurn(b *testing.B) {
 			b.Fatalf("pending = %d, want 1", len(snap.Pending))
 		}
 		blob := make([]byte, 4<<10)
-		before := commandCount(b, h.s.c)
+		before := redistest.CommandCount(b, h.s.c)
 		var turns float64
 		for i := 0; b.Loop(); i++ {
 			id := strconv.Itoa(i)
@@ -89,7 +89,7 @@ func BenchmarkTurn(b *testing.B) {
 			snap = next
 			turns++
 		}
-		if after := commandCount(b, h.s.c); after >= 0 && before >= 0 {
+		if after := redistest.CommandCount(b, h.s.c); after >= 0 && before >= 0 {
 			b.ReportMetric(float64(after-before)/turns, "redis-cmds/op")
 		}
 	})
@@ -109,24 +109,4 @@ func benchChatWithState(b *testing.B, h *harness, k botgw.ChatKey) botgw.Snapsho
 	}
 	snap.Version, snap.Blob = 1, blob
 	return snap
-}
-
-// commandCount is the server's total of calls in INFO commandstats, or -1
-// where that is not available (miniredis).
-func commandCount(b *testing.B, c redis.UniversalClient) int64 {
-	info, err := c.Info(b.Context(), "commandstats").Result()
-	if err != nil || !strings.Contains(info, "cmdstat_") {
-		return -1
-	}
-	var total int64
-	for line := range strings.SplitSeq(info, "\n") {
-		if !strings.HasPrefix(line, "cmdstat_") || strings.HasPrefix(line, "cmdstat_info:") {
-			continue
-		}
-		if _, rest, ok := strings.Cut(line, "calls="); ok {
-			n, _ := strconv.ParseInt(rest[:strings.IndexByte(rest, ',')], 10, 64)
-			total += n
-		}
-	}
-	return total
 }

@@ -6,16 +6,16 @@
 // groups (one on a single Redis, state.StreamGroups on a cluster), each
 // with a Redis lease, so one replica at a time relays a group and so a
 // chat; the others wait to take over. A holder reads up to ReadBatch
-// records of one stream unit (each chat's in order) with one command,
-// hands them to the sink in batches of at most MaxBatch and removes what
-// the sink acknowledged with one more; on failure it retries from the
-// first unacknowledged record with backoff, forever, without skipping.
-// Records wait in Redis meanwhile, not in memory.
+// records of one stream unit (each chat's in order, numbered as they are
+// read) with one script and hands them to the sink in batches of at most
+// MaxBatch. The next script of that unit removes what the sink took and
+// reads what follows. On failure it retries from the first record the
+// sink did not take, with backoff, forever, without skipping. Records
+// wait in Redis meanwhile, not in memory.
 //
 // Redis commands are what the relay costs, so it reads seldom and much:
 // after a read that found records but not ReadBatch, it lets records
-// gather for Linger before the next; an idle group looks every Poll. At a
-// few hundred turns a second that is a handful of commands a second.
+// gather for Linger before the next; an idle group looks every Poll.
 package stream
 
 import (
@@ -47,12 +47,12 @@ type Sink interface {
 type Store interface {
 	StreamGroupCount() int
 	StreamUnits(ctx context.Context, sink string, group, n int) ([]string, error)
-	StreamRead(ctx context.Context, sink, tag string, n int) ([]string, error)
-	StreamAck(ctx context.Context, sink, tag string, raws []string) (bool, error)
+	StreamNext(ctx context.Context, sink, tag string, done state.StreamBatch, n, m int) (state.StreamBatch, bool, error)
 	StreamLease(ctx context.Context, sink string, group int, token string, ttl time.Duration) (bool, error)
 	StreamReleaseLease(ctx context.Context, sink string, group int, token string) error
 	StreamBacklog(ctx context.Context, sink string) (state.StreamBacklog, error)
 	SetStreamMode(sink string, m state.StreamMode)
+	StreamDropped(sink string) int64
 }
 
 // MaxBatch is the most records one delivery carries.
@@ -66,8 +66,8 @@ type Config struct {
 	// Content keeps text and location in the records; false leaves them out.
 	Content bool
 	// MaxPending is the number of records waiting for the sink at which
-	// new records stop being kept (they are counted as dropped; seq goes
-	// on, so the consumer sees the gap). 0: no bound.
+	// new records stop being kept (counted as dropped, not numbered).
+	// 0: no bound.
 	MaxPending int64
 	LeaseTTL   time.Duration // a group's lease; default 10s
 	Poll       time.Duration // how often an idle group looks for records; default 250ms
@@ -75,9 +75,6 @@ type Config struct {
 	MinBackoff time.Duration // first retry delay after a failed delivery; default 200ms
 	MaxBackoff time.Duration // longest retry delay; default 30s
 	Watch      time.Duration // how often the backlog is measured; default 2s
-	// BehindAfter is the age of the oldest waiting record past which
-	// commits note each chat's last seq themselves; default 5s.
-	BehindAfter time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -92,7 +89,6 @@ func (c Config) withDefaults() Config {
 	def(&c.MinBackoff, 200*time.Millisecond)
 	def(&c.MaxBackoff, 30*time.Second)
 	def(&c.Watch, 2*time.Second)
-	def(&c.BehindAfter, 5*time.Second)
 	return c
 }
 
@@ -104,8 +100,6 @@ type Relay struct {
 	log   *slog.Logger
 	token string
 	stats *stats
-	mu    sync.Mutex
-	fail  time.Time // the last failed delivery
 }
 
 // New builds the relay of sink.
@@ -113,7 +107,7 @@ func New(sink Sink, store Store, cfg Config, log *slog.Logger) *Relay {
 	b := make([]byte, 8)
 	rand.Read(b)
 	return &Relay{sink: sink, store: store, cfg: cfg.withDefaults(), log: log.With("sink", sink.Name()),
-		token: hex.EncodeToString(b), stats: newStats(sink.Name())}
+		token: hex.EncodeToString(b), stats: newStats(sink.Name(), func() int64 { return store.StreamDropped(sink.Name()) })}
 }
 
 // Name is the sink's name.
@@ -132,7 +126,12 @@ func (r *Relay) Run(ctx context.Context) error {
 
 // group relays one group while this replica holds its lease.
 func (r *Relay) group(ctx context.Context, g int) {
-	defer r.store.StreamReleaseLease(context.WithoutCancel(ctx), r.sink.Name(), g, r.token)
+	taken := map[string]took{} // per unit, what the sink took and is not removed yet
+	defer func() {
+		ctx := context.WithoutCancel(ctx)
+		r.flush(ctx, taken)
+		r.store.StreamReleaseLease(ctx, r.sink.Name(), g, r.token)
+	}()
 	var renewed time.Time
 	backoff := time.Duration(0)
 	for ctx.Err() == nil {
@@ -145,7 +144,7 @@ func (r *Relay) group(ctx context.Context, g int) {
 			}
 			renewed = time.Now()
 		}
-		n, full, err := r.cycle(ctx, g)
+		n, full, err := r.cycle(ctx, g, taken)
 		switch {
 		case err != nil && ctx.Err() == nil:
 			backoff = r.failed(g, err, backoff)
@@ -163,30 +162,35 @@ func (r *Relay) group(ctx context.Context, g int) {
 	}
 }
 
-// failed counts a failed round and returns the next delay: doubling from
-// MinBackoff to MaxBackoff, with jitter.
-func (r *Relay) failed(g int, err error, last time.Duration) time.Duration {
-	r.stats.failures.Inc()
-	r.mu.Lock()
-	r.fail = time.Now()
-	r.mu.Unlock()
-	next := min(max(2*last, r.cfg.MinBackoff), r.cfg.MaxBackoff)
-	r.log.Warn("stream delivery failed; retrying the same records", "group", g, "retry_in", next, "err", err)
-	return next/2 + mrand.N(next/2+1)
+// took is a read of a unit and how many of its records the sink took.
+type took struct {
+	batch state.StreamBatch
+	n     int
+}
+
+// flush removes, on the way out, what the sink took and is still in Redis,
+// so a restart does not send it again (it would be harmless: at least
+// once).
+func (r *Relay) flush(ctx context.Context, taken map[string]took) {
+	for tag, t := range taken {
+		if _, _, err := r.store.StreamNext(ctx, r.sink.Name(), tag, t.batch, t.n, 0); err != nil {
+			r.log.Warn("remove delivered stream records at shutdown; they go again", "err", err)
+		}
+	}
 }
 
 // cycle delivers what group g has waiting, unit by unit, and returns the
 // number of records delivered and whether a unit had more than one read
 // takes. It stops at the first failure: the unit's undelivered records
 // stay in Redis and are read again.
-func (r *Relay) cycle(ctx context.Context, g int) (int, bool, error) {
+func (r *Relay) cycle(ctx context.Context, g int, taken map[string]took) (int, bool, error) {
 	units, err := r.store.StreamUnits(ctx, r.sink.Name(), g, 64)
 	if err != nil {
 		return 0, false, err
 	}
 	total, full := 0, false
 	for _, tag := range units {
-		n, more, err := r.unit(ctx, tag)
+		n, more, err := r.unit(ctx, tag, taken)
 		total, full = total+n, full || more
 		if err != nil {
 			return total, full, err
@@ -195,55 +199,57 @@ func (r *Relay) cycle(ctx context.Context, g int) (int, bool, error) {
 	return total, full, nil
 }
 
-// unit delivers what one read of a unit returns, in batches of MaxBatch,
-// and removes what the sink took: all of it, or on a failure the batches
-// before the failed one.
-func (r *Relay) unit(ctx context.Context, tag string) (int, bool, error) {
-	raws, err := r.store.StreamRead(ctx, r.sink.Name(), tag, ReadBatch)
-	if err != nil || len(raws) == 0 {
-		return 0, false, err
-	}
-	taken, n, derr := r.deliver(ctx, raws)
-	if taken == 0 {
-		return 0, false, derr
-	}
-	ok, err := r.store.StreamAck(ctx, r.sink.Name(), tag, raws[:taken])
+// unit removes what the sink took of the unit's last read, reads what
+// follows and delivers it in batches of MaxBatch, noting in taken how
+// much the sink took: all of it, or on a failure the batches before the
+// failed one.
+func (r *Relay) unit(ctx context.Context, tag string, taken map[string]took) (int, bool, error) {
+	prev := taken[tag]
+	b, ok, err := r.store.StreamNext(ctx, r.sink.Name(), tag, prev.batch, prev.n, ReadBatch)
 	if err != nil {
-		return 0, false, errors.Join(derr, err) // delivered, not removed: they go again (at least once)
+		return 0, false, err // prev stays in taken: removed with the next read
 	}
+	delete(taken, tag)
 	if !ok {
 		r.log.Info("stream unit trimmed by another relay meanwhile; reading it again", "unit", tag)
 	}
-	r.stats.add(n)
-	return n, len(raws) == ReadBatch, derr
+	if len(b.Raws) == 0 {
+		return 0, false, nil
+	}
+	n, records, derr := r.deliver(ctx, b)
+	if n > 0 {
+		taken[tag] = took{batch: b, n: n}
+	}
+	r.stats.add(records)
+	return records, len(b.Raws) == ReadBatch, derr
 }
 
-// deliver hands raws to the sink in batches of MaxBatch and returns how
-// many of raws the sink took (a prefix), how many records that was, and
-// the failure that stopped it.
-func (r *Relay) deliver(ctx context.Context, raws []string) (taken, n int, err error) {
-	for taken < len(raws) {
-		chunk := raws[taken:min(taken+MaxBatch, len(raws))]
-		recs := r.decode(chunk)
+// deliver hands b to the sink in batches of MaxBatch and returns how many
+// of its records the sink took (a prefix), how many of those it was sent
+// (undecodable ones are not), and the failure that stopped it.
+func (r *Relay) deliver(ctx context.Context, b state.StreamBatch) (taken, n int, err error) {
+	for taken < len(b.Raws) {
+		end := min(taken+MaxBatch, len(b.Raws))
+		recs := r.decode(b, taken, end)
 		if len(recs) > 0 {
 			if err := r.sink.Deliver(ctx, recs); err != nil {
 				return taken, n, fmt.Errorf("deliver %d records: %w", len(recs), err)
 			}
 		}
-		taken, n = taken+len(chunk), n+len(recs)
+		taken, n = end, n+len(recs)
 	}
 	return taken, n, nil
 }
 
-// decode turns stored records into what the sink gets. A record that does
-// not decode can never be delivered: it is logged, counted and removed with
-// its batch.
-func (r *Relay) decode(raws []string) []botgw.StreamRecord {
-	out := make([]botgw.StreamRecord, 0, len(raws))
-	for _, raw := range raws {
-		rec, _, err := state.DecodeStreamRecord(raw)
+// decode turns records [from, to) of b into what the sink gets. A record
+// that does not decode can never be delivered: it is logged, counted and
+// removed with its batch.
+func (r *Relay) decode(b state.StreamBatch, from, to int) []botgw.StreamRecord {
+	out := make([]botgw.StreamRecord, 0, to-from)
+	for i := from; i < to; i++ {
+		rec, _, err := b.Record(i)
 		if err != nil {
-			r.log.Error("dropping an undecodable stream record", "bytes", len(raw), "err", err)
+			r.log.Error("dropping an undecodable stream record", "bytes", len(b.Raws[i]), "err", err)
 			r.stats.failures.Inc()
 			continue
 		}
@@ -255,9 +261,17 @@ func (r *Relay) decode(raws []string) []botgw.StreamRecord {
 	return out
 }
 
-// watch measures the backlog and tells the store's commits how the sink is
-// doing: full at MaxPending, behind when records wait past BehindAfter or
-// a delivery failed lately.
+// failed counts a failed round and returns the next delay: doubling from
+// MinBackoff to MaxBackoff, with jitter.
+func (r *Relay) failed(g int, err error, last time.Duration) time.Duration {
+	r.stats.failures.Inc()
+	next := min(max(2*last, r.cfg.MinBackoff), r.cfg.MaxBackoff)
+	r.log.Warn("stream delivery failed; retrying the same records", "group", g, "retry_in", next, "err", err)
+	return next/2 + mrand.N(next/2+1)
+}
+
+// watch measures the backlog and tells the store's commits whether the
+// sink is full (MaxPending records wait).
 func (r *Relay) watch(ctx context.Context) {
 	t := time.NewTicker(r.cfg.Watch)
 	defer t.Stop()
@@ -280,15 +294,9 @@ func (r *Relay) measure(ctx context.Context) {
 		return
 	}
 	r.stats.set(b)
-	r.mu.Lock()
-	failedLately := time.Since(r.fail) < 2*r.cfg.Watch
-	r.mu.Unlock()
 	mode := state.StreamOK
-	switch {
-	case r.cfg.MaxPending > 0 && b.Pending >= r.cfg.MaxPending:
+	if r.cfg.MaxPending > 0 && b.Pending >= r.cfg.MaxPending {
 		mode = state.StreamFull
-	case failedLately || (!b.Oldest.IsZero() && time.Since(b.Oldest) > r.cfg.BehindAfter):
-		mode = state.StreamBehind
 	}
 	if prev := r.stats.mode(mode); prev != mode && mode == state.StreamFull {
 		r.log.Error("stream.max_pending reached: new records are not kept for this sink until it catches up", "pending", b.Pending)

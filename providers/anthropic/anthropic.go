@@ -10,9 +10,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
+	"net/http"
 	"strings"
-	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
@@ -21,38 +20,27 @@ import (
 	"github.com/botgw/botgw/providers/internal/wire"
 )
 
-// Defaults applied by New to zero Config fields.
-const (
-	DefaultMaxTokens  = 1024
-	DefaultTimeout    = 60 * time.Second
-	DefaultMaxRetries = 2
-)
+// DefaultBaseURL is the Anthropic API, used when Config.BaseURL is empty.
+const DefaultBaseURL = "https://api.anthropic.com/"
+
+// DefaultMaxTokens caps a reply when Config.MaxTokens is 0.
+const DefaultMaxTokens = 1024
+
+// sdkOptions are anthropic-sdk-go's option constructors; New puts
+// WithoutEnvironmentDefaults before them.
+var sdkOptions = wire.SDKOptions[option.RequestOption]{
+	HTTPClient: func(c *http.Client) option.RequestOption { return option.WithHTTPClient(c) },
+	BaseURL:    option.WithBaseURL, MaxRetries: option.WithMaxRetries,
+	Timeout: option.WithRequestTimeout, APIKey: option.WithAPIKey,
+}
 
 var _ botgw.Provider = (*Provider)(nil)
 
-// Config configures one model.
-type Config struct {
-	// BaseURL is the API root; "" is https://api.anthropic.com.
-	BaseURL string `yaml:"base_url"`
-	APIKey  string `yaml:"api_key"`
-	Model   string `yaml:"model"`
-	// Timeout bounds each attempt; 0 means DefaultTimeout. It is always
-	// set, which also lifts the SDK's refusal of non-streaming calls with a
-	// large MaxTokens.
-	Timeout time.Duration `yaml:"timeout"`
-	// MaxTokens caps the reply (the API requires it); 0 means
-	// DefaultMaxTokens.
-	MaxTokens   int      `yaml:"max_tokens"`
-	Temperature *float64 `yaml:"temperature"`
-	// MaxRetries is how often the SDK retries a failed attempt (connection
-	// errors, timeouts, 408, 409, 429, 5xx incl. 529 overloaded) with
-	// backoff, honouring Retry-After. 0 means DefaultMaxRetries; negative
-	// disables retries.
-	MaxRetries int `yaml:"max_retries"`
-	// Observe, if set, hears of every HTTP attempt (metrics): its status,
-	// 0 for a transport error or timeout, and whether it was a retry.
-	Observe func(status int, retry bool) `yaml:"-"`
-}
+// Config configures one model ("" BaseURL is DefaultBaseURL). MaxTokens
+// 0 is DefaultMaxTokens: the API requires a cap. The attempt timeout is
+// always set, which also lifts the SDK's refusal of non-streaming calls
+// with a large MaxTokens.
+type Config = wire.Config
 
 // Provider calls one model. It is safe for concurrent use.
 type Provider struct {
@@ -63,45 +51,15 @@ type Provider struct {
 
 // New checks cfg and builds the client. It does no I/O.
 func New(cfg Config) (*Provider, error) {
-	if cfg.Model == "" {
-		return nil, errors.New("anthropic provider: model is required")
-	}
-	if cfg.BaseURL != "" {
-		if u, err := url.Parse(cfg.BaseURL); err != nil || u.Scheme == "" || u.Host == "" {
-			return nil, fmt.Errorf("anthropic provider: base url %q: want an absolute http(s) URL", cfg.BaseURL)
-		}
-	}
-	if cfg.Timeout == 0 {
-		cfg.Timeout = DefaultTimeout
+	cfg, _, err := cfg.Check("anthropic", DefaultBaseURL)
+	if err != nil {
+		return nil, err
 	}
 	if cfg.MaxTokens == 0 {
 		cfg.MaxTokens = DefaultMaxTokens
 	}
-	client := sdk.NewClient(clientOptions(cfg)...)
+	client := sdk.NewClient(append([]option.RequestOption{option.WithoutEnvironmentDefaults()}, sdkOptions.For(cfg)...)...)
 	return &Provider{id: "anthropic/" + cfg.Model, cfg: cfg, messages: client.Messages}, nil
-}
-
-func clientOptions(cfg Config) []option.RequestOption {
-	retries := cfg.MaxRetries
-	switch {
-	case retries == 0:
-		retries = DefaultMaxRetries
-	case retries < 0:
-		retries = 0
-	}
-	opts := []option.RequestOption{
-		option.WithoutEnvironmentDefaults(),
-		option.WithHTTPClient(wire.HTTPClient(cfg.Observe, cfg.Timeout)),
-		option.WithMaxRetries(retries),
-		option.WithRequestTimeout(wire.SDKTimeout(cfg.Timeout)), // a backstop: the client's own ends each attempt first
-	}
-	if cfg.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(cfg.APIKey))
-	}
-	if cfg.BaseURL != "" {
-		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
-	}
-	return opts
 }
 
 // ID returns "anthropic/<model>".
@@ -116,9 +74,18 @@ func (p *Provider) Complete(ctx context.Context, req botgw.Request) (botgw.Reply
 	}
 	msg, err := p.messages.New(ctx, params)
 	if err != nil {
-		return botgw.Reply{}, p.providerError(ctx, err)
+		return botgw.Reply{}, p.cfg.ProviderError(ctx, p.id, err, failure(err))
 	}
 	return p.reply(msg), nil
+}
+
+// failure reads the SDK's API error (the status, Retry-After, the
+// vendor's code and message); nil for timeouts and transport failures.
+func failure(err error) *wire.Failure {
+	if e, ok := errors.AsType[*sdk.Error](err); ok {
+		return wire.APIFailure(e.StatusCode, e.Response, e.RawJSON())
+	}
+	return nil
 }
 
 func (p *Provider) params(req botgw.Request) (sdk.MessageNewParams, error) {

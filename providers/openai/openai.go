@@ -13,8 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
-	"time"
+	"net/http"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -30,32 +29,15 @@ const DefaultBaseURL = "https://api.openai.com/v1/"
 
 // Defaults applied by New to zero Config fields.
 const (
-	DefaultTimeout    = 60 * time.Second
-	DefaultMaxRetries = 2
+	DefaultTimeout    = wire.DefaultTimeout
+	DefaultMaxRetries = wire.DefaultMaxRetries
 )
 
 var _ botgw.Provider = (*Provider)(nil)
 
-// Config configures one model on one server.
-type Config struct {
-	// BaseURL is the API root; "" is api.openai.com. Any OpenAI-compatible
-	// server works: Ollama http://localhost:11434/v1, vLLM, OpenRouter.
-	BaseURL string `yaml:"base_url"`
-	APIKey  string `yaml:"api_key"`
-	Model   string `yaml:"model"`
-	// Timeout bounds each attempt; 0 means DefaultTimeout.
-	Timeout time.Duration `yaml:"timeout"`
-	// MaxTokens caps the reply; 0 leaves it to the server.
-	MaxTokens   int      `yaml:"max_tokens"`
-	Temperature *float64 `yaml:"temperature"`
-	// MaxRetries is how often the SDK retries a failed attempt (connection
-	// errors, 408, 409, 429, 5xx) with backoff and jitter, honouring
-	// Retry-After. 0 means DefaultMaxRetries; negative disables retries.
-	MaxRetries int `yaml:"max_retries"`
-	// Observe, if set, hears of every HTTP attempt (metrics): its status,
-	// 0 for a transport error or timeout, and whether it was a retry.
-	Observe func(status int, retry bool) `yaml:"-"`
-}
+// Config configures one model on one server ("" BaseURL is
+// DefaultBaseURL); MaxTokens 0 leaves the reply's cap to the server.
+type Config = wire.Config
 
 // Provider calls one model. It is safe for concurrent use.
 type Provider struct {
@@ -67,48 +49,24 @@ type Provider struct {
 
 // New checks cfg and builds the client. It does no network I/O.
 func New(cfg Config) (*Provider, error) {
-	if cfg.Model == "" {
-		return nil, errors.New("openai provider: model is required")
-	}
-	base := cfg.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	u, err := url.Parse(base)
-	if err != nil || u.Scheme == "" || u.Host == "" {
-		return nil, fmt.Errorf("openai provider: base url %q: want an absolute http(s) URL", cfg.BaseURL)
-	}
-	if cfg.Timeout == 0 {
-		cfg.Timeout = DefaultTimeout
+	cfg, u, err := cfg.Check("openai", DefaultBaseURL)
+	if err != nil {
+		return nil, err
 	}
 	return &Provider{
 		id:       "openai/" + cfg.Model,
 		cfg:      cfg,
 		official: u.Hostname() == "api.openai.com",
-		client:   sdk.Client{Options: clientOptions(cfg, base)},
+		client:   sdk.Client{Options: sdkOptions.For(cfg)},
 	}, nil
 }
 
-// clientOptions lists every setting explicitly. The service is built
+// sdkOptions are openai-go's option constructors. The service is built
 // without openai.NewClient, whose defaults read OPENAI_* variables.
-func clientOptions(cfg Config, base string) []option.RequestOption {
-	retries := cfg.MaxRetries
-	switch {
-	case retries == 0:
-		retries = DefaultMaxRetries
-	case retries < 0:
-		retries = 0
-	}
-	opts := []option.RequestOption{
-		option.WithHTTPClient(wire.HTTPClient(cfg.Observe, cfg.Timeout)),
-		option.WithBaseURL(base),
-		option.WithMaxRetries(retries),
-		option.WithRequestTimeout(wire.SDKTimeout(cfg.Timeout)), // a backstop: the client's own ends each attempt first
-	}
-	if cfg.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(cfg.APIKey))
-	}
-	return opts
+var sdkOptions = wire.SDKOptions[option.RequestOption]{
+	HTTPClient: func(c *http.Client) option.RequestOption { return option.WithHTTPClient(c) },
+	BaseURL:    option.WithBaseURL, MaxRetries: option.WithMaxRetries,
+	Timeout: option.WithRequestTimeout, APIKey: option.WithAPIKey,
 }
 
 // ID returns "openai/<model>".
@@ -123,9 +81,18 @@ func (p *Provider) Complete(ctx context.Context, req botgw.Request) (botgw.Reply
 	}
 	var res []byte
 	if err := p.client.Post(ctx, "chat/completions", body, &res); err != nil {
-		return botgw.Reply{}, p.providerError(ctx, err)
+		return botgw.Reply{}, p.cfg.ProviderError(ctx, p.id, err, failure(err))
 	}
 	return p.parseReply(res)
+}
+
+// failure reads the SDK's API error (the status, Retry-After, the
+// vendor's code and message); nil for timeouts and transport failures.
+func failure(err error) *wire.Failure {
+	if e, ok := errors.AsType[*sdk.Error](err); ok {
+		return wire.APIFailure(e.StatusCode, e.Response, e.RawJSON())
+	}
+	return nil
 }
 
 // requestOpts: text with broken UTF-8 from a platform is sent with

@@ -51,7 +51,7 @@ func (t *Transcriber) Transcribe(ctx context.Context, audio []byte, name string)
 		Model: sdk.AudioModel(t.p.cfg.Model),
 	})
 	if err != nil {
-		return "", t.p.providerError(ctx, err)
+		return "", t.p.cfg.ProviderError(ctx, t.p.id, err, failure(err))
 	}
 	return res.Text, nil
 }

@@ -57,17 +57,25 @@ const requestID = "req_011CSHoEeqs5C35K2UUqR7Fy"
 
 // NewAnthropic starts a Messages API answering with respond.
 func NewAnthropic(t testing.TB, respond Respond) *Anthropic {
-	return newServer[AnthropicRequest](t, "/v1/messages", AnthropicError(http.StatusNotFound, "not_found_error", "Not found"), respond)
+	return newServer(t, "/v1/messages", AnthropicError(http.StatusNotFound, "not_found_error", "Not found"), respond,
+		decodeJSON[AnthropicRequest])
 }
 
 // AnthropicMessageAnswer is a Messages API answer; content is the JSON
 // array of blocks.
 func AnthropicMessageAnswer(content, stopReason string) Answer {
+	return anthropicAnswer(content, stopReason, Usage{Input: 2195, Output: 503, Cached: 100})
+}
+
+// anthropicAnswer is a Messages API answer whose usage is u, written as
+// the API writes it: input_tokens counts only the tokens after the last
+// cache breakpoint, cache_read_input_tokens the cached ones.
+func anthropicAnswer(content, stopReason string, u Usage) Answer {
 	return Answer{Status: http.StatusOK, Header: map[string]string{"Request-Id": requestID},
 		Body: fmt.Sprintf(`{"id":"msg_013Zva2CMHLNnXjNJJKqJ2EF","type":"message","role":"assistant",`+
 			`"model":"claude-sonnet-4-5-20250929","content":%s,"stop_reason":%q,"stop_sequence":null,`+
-			`"usage":{"input_tokens":2095,"output_tokens":503,"cache_creation_input_tokens":0,`+
-			`"cache_read_input_tokens":100,"service_tier":"standard"}}`, content, stopReason)}
+			`"usage":{"input_tokens":%d,"output_tokens":%d,"cache_creation_input_tokens":0,`+
+			`"cache_read_input_tokens":%d,"service_tier":"standard"}}`, content, stopReason, u.Input-u.Cached, u.Output, u.Cached)}
 }
 
 // AnthropicText is an answer with one text block.

@@ -58,8 +58,8 @@ type OpenAI = Server[OpenAIRequest]
 
 // NewOpenAI starts a Chat Completions server answering with respond.
 func NewOpenAI(t testing.TB, respond Respond) *OpenAI {
-	return newServer[OpenAIRequest](t, "/v1/chat/completions",
-		OpenAIError(http.StatusNotFound, "Invalid URL", "invalid_request_error", ""), respond)
+	return newServer(t, "/v1/chat/completions",
+		OpenAIError(http.StatusNotFound, "Invalid URL", "invalid_request_error", ""), respond, decodeJSON[OpenAIRequest])
 }
 
 // Echo answers every completion with "You said: <the last message>".
@@ -94,13 +94,20 @@ func ToolCalls(calls ...[3]string) Answer {
 }
 
 func completion(msg, finish string) Answer {
+	return completionWith(msg, finish, Usage{Input: 57, Output: 9})
+}
+
+// completionWith is a chat.completion answer as api.openai.com writes
+// it: prompt_tokens counts the cached tokens too.
+func completionWith(msg, finish string, u Usage) Answer {
 	return Answer{Status: http.StatusOK, Body: fmt.Sprintf(`{"id":"chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG","object":"chat.completion",`+
 		`"created":1741570283,"model":"gpt-4o-mini-2024-07-18",`+
 		`"choices":[{"index":0,"message":%s,"logprobs":null,"finish_reason":%q}],`+
-		`"usage":{"prompt_tokens":57,"completion_tokens":9,"total_tokens":66,`+
-		`"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":0},`+
+		`"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d,`+
+		`"prompt_tokens_details":{"cached_tokens":%d,"audio_tokens":0},`+
 		`"completion_tokens_details":{"reasoning_tokens":0,"audio_tokens":0}},`+
-		`"service_tier":"default","system_fingerprint":"fp_06737a9306"}`, msg, finish)}
+		`"service_tier":"default","system_fingerprint":"fp_06737a9306"}`,
+		msg, finish, u.Input, u.Output, u.Input+u.Output, u.Cached)}
 }
 
 // OpenAIError is OpenAI's documented error answer.

@@ -1,9 +1,14 @@
 // Package providertest holds fakes of the model APIs the providers call,
 // speaking their real wire format (paths, bodies, error shapes, status
-// codes): a Chat Completions server (OpenAI and compatible servers) and an
-// Anthropic Messages server. Every package's tests use these instead of
-// their own copies. It is test support: production code never imports it.
-// It is not under providers/internal because cmd/botgw's tests use it too.
+// codes): a Chat Completions server (OpenAI, and Ollama's compatible
+// shapes), an Anthropic Messages server and an audio transcription server.
+// Every package's tests use these instead of their own copies.
+//
+// Run is the providers' conformance suite, as channeltest.Run is the
+// channels': each provider passes it against the fake of its vendor's API.
+//
+// It is test support: production code never imports it. It is not under
+// providers/internal because cmd/botgw's tests use it too.
 package providertest
 
 import (
@@ -73,7 +78,15 @@ type Server[Req any] struct {
 	calls []Call[Req]
 }
 
-func newServer[Req any](t testing.TB, path string, notFound Answer, respond Respond) *Server[Req] {
+// decodeJSON reads a JSON request body.
+func decodeJSON[Req any](_ *http.Request, raw []byte) (Req, error) {
+	var req Req
+	err := json.Unmarshal(raw, &req)
+	return req, err
+}
+
+func newServer[Req any](t testing.TB, path string, notFound Answer, respond Respond,
+	decode func(*http.Request, []byte) (Req, error)) *Server[Req] {
 	t.Helper()
 	s := &Server[Req]{}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -84,8 +97,9 @@ func newServer[Req any](t testing.TB, path string, notFound Answer, respond Resp
 		raw, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(raw)) // respond may read it again
 		c := Call[Req]{At: time.Now(), Header: r.Header.Clone(), Raw: raw}
-		if err := json.Unmarshal(raw, &c.Body); err != nil {
-			t.Errorf("fake model API: request body %s: %v", raw, err)
+		var err error
+		if c.Body, err = decode(r, raw); err != nil {
+			t.Errorf("fake model API: request body %.200q: %v", raw, err)
 		}
 		s.mu.Lock()
 		n := len(s.calls)

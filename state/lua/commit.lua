@@ -28,7 +28,7 @@
 -- hash ("l", read with the version): whoever began on the chat since
 -- replaced it. Only a chat without a state (none to hold a token) has its
 -- lease key read (begin.lua).
-local cur = redis.call('HMGET', KEYS[2], 'v', 'e', 'i', 'l', 'q')
+local cur = redis.call('HMGET', KEYS[2], 'v', 'e', 'i', 'l')
 local holder = cur[4]
 if not cur[1] then
   holder = redis.call('GET', KEYS[1])
@@ -40,7 +40,7 @@ local version = tonumber(cur[1] or '0')
 if version ~= tonumber(ARGV[2]) then
   return 2
 end
-local seq, outbox = stream_append(cur[5])
+local outbox = stream_append()
 
 -- indexed is the chat list's update: nil when there is none to make,
 -- else the score to give the chat.
@@ -63,9 +63,6 @@ local function store()
   end
   if indexed then
     fields[#fields + 1], fields[#fields + 2] = 'i', indexed
-  end
-  if seq then
-    fields[#fields + 1], fields[#fields + 2] = 'q', seq
   end
   local ttl, expires, e = tonumber(ARGV[5]), tonumber(ARGV[11]), tonumber(cur[2] or '-1')
   local expire = nil -- the command that moves the key's expiry, if any

@@ -7,6 +7,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,4 +63,25 @@ func Drop(t testing.TB, url, prefix string) {
 	if err := iter.Err(); err != nil {
 		t.Logf("clean up %s: %v", prefix, err)
 	}
+}
+
+// CommandCount is the server's total of calls in INFO commandstats
+// (commands inside scripts counted, INFO itself left out), or -1 where
+// that is not available (miniredis).
+func CommandCount(t testing.TB, c redis.UniversalClient) int64 {
+	info, err := c.Info(t.Context(), "commandstats").Result()
+	if err != nil || !strings.Contains(info, "cmdstat_") {
+		return -1
+	}
+	var total int64
+	for line := range strings.SplitSeq(info, "\n") {
+		if !strings.HasPrefix(line, "cmdstat_") || strings.HasPrefix(line, "cmdstat_info:") {
+			continue
+		}
+		if _, rest, ok := strings.Cut(line, "calls="); ok {
+			n, _ := strconv.ParseInt(rest[:strings.IndexByte(rest, ',')], 10, 64)
+			total += n
+		}
+	}
+	return total
 }

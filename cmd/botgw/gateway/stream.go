@@ -28,8 +28,8 @@ type StreamConfig struct {
 	// SeqTTL is how long a chat's record counter outlives its last record.
 	SeqTTL time.Duration `yaml:"seq_ttl"`
 	// MaxPending is the number of records waiting for one sink at which new
-	// records of that sink stop being kept (counted; seq goes on, so the
-	// consumer sees the gap). 0: no bound.
+	// records of that sink stop being kept (counted in
+	// botgw_stream_dropped_total, not numbered). 0: no bound.
 	MaxPending int64 `yaml:"max_pending"`
 }
 

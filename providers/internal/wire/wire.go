@@ -3,13 +3,11 @@
 package wire
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/botgw/botgw/internal/httpclient"
 )
 
 // Prefixes mark user-role messages that are not the user's own words.
@@ -48,11 +46,8 @@ func RetryAfter(h http.Header) time.Duration {
 // maxIdlePerHost is how many idle connections a provider client keeps to
 // the model's host: as many as calls may be in flight at once
 // (provider.max_concurrency's default), since a slow model holds one
-// connection per call and a burst of turns ending together would otherwise
-// close all but a few, and the next burst dial them again. It matters for
-// HTTP/1.1 servers (Ollama, vLLM, a local proxy), where net/http's default
-// of 2 would make most calls open a new connection; HTTP/2 hosts multiplex
-// over one anyway. Idle connections close after net/http's 90 s.
+// connection per call. It matters for HTTP/1.1 servers (Ollama, vLLM, a
+// local proxy); HTTP/2 hosts multiplex over one anyway.
 const maxIdlePerHost = 1024
 
 // writeBuffer holds a whole model request of a chat with some history
@@ -65,9 +60,8 @@ const writeBuffer = 32 << 10
 // retries. It runs inline and must be fast.
 type Observer func(status int, retry bool)
 
-// HTTPClient is the SDKs' HTTP client: net/http's default transport
-// (proxy from the environment, HTTP/2, dial and TLS timeouts) keeping up
-// to maxIdlePerHost idle connections per host, ending each attempt after
+// HTTPClient is the SDKs' HTTP client: a transport keeping up to
+// maxIdlePerHost idle connections per host, ending each attempt after
 // attempt (0: no limit), and reporting each attempt to observe when it is
 // set.
 //
@@ -78,18 +72,13 @@ type Observer func(status int, retry bool)
 // a longer request timeout (SDKTimeout), so this one ends the attempt
 // first and they behave alike.
 func HTTPClient(observe Observer, attempt time.Duration) *http.Client {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConnsPerHost = maxIdlePerHost
-	t.MaxIdleConns = 2 * maxIdlePerHost
+	t := httpclient.Transport(maxIdlePerHost)
 	t.WriteBufferSize = writeBuffer
 	var rt http.RoundTripper = replayedBody{next: t}
 	if observe != nil {
 		rt = observed{next: rt, observe: observe}
 	}
-	if attempt > 0 {
-		rt = attemptTimeout{next: rt, d: attempt}
-	}
-	return &http.Client{Transport: rt}
+	return &http.Client{Transport: httpclient.Deadline{Next: rt, D: attempt}}
 }
 
 // replayedBody sends a fresh copy of a request body the SDK can replay
@@ -111,38 +100,6 @@ func (t replayedBody) RoundTrip(r *http.Request) (*http.Response, error) {
 	fresh := *r    // and changes nothing else of the caller's request
 	fresh.Body = body
 	return t.next.RoundTrip(&fresh)
-}
-
-// attemptTimeout ends one HTTP attempt, body included, after d.
-type attemptTimeout struct {
-	next http.RoundTripper
-	d    time.Duration
-}
-
-func (a attemptTimeout) RoundTrip(r *http.Request) (*http.Response, error) {
-	ctx, cancel := context.WithTimeout(r.Context(), a.d)
-	res, err := a.next.RoundTrip(r.WithContext(ctx))
-	if err != nil {
-		cancel()
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) && r.Context().Err() == nil {
-			err = fmt.Errorf("no answer within the %s attempt timeout: %w", a.d, context.DeadlineExceeded)
-		}
-		return nil, err
-	}
-	res.Body = cancelOnClose{ReadCloser: res.Body, cancel: cancel}
-	return res, nil
-}
-
-// cancelOnClose ends an attempt's context once its body is closed.
-type cancelOnClose struct {
-	io.ReadCloser
-	cancel context.CancelFunc
-}
-
-func (c cancelOnClose) Close() error {
-	err := c.ReadCloser.Close()
-	c.cancel()
-	return err
 }
 
 // observed reports each round trip. Both SDKs number their attempts in

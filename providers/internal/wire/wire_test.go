@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/botgw/botgw/internal/httpclient"
 )
 
 func TestRetryAfter(t *testing.T) {
@@ -95,7 +97,7 @@ func TestRequestGoesInOneWrite(t *testing.T) {
 	}))
 	defer srv.Close()
 	client := HTTPClient(nil, 0)
-	tr := client.Transport.(replayedBody).next.(*http.Transport)
+	tr := client.Transport.(httpclient.Deadline).Next.(replayedBody).next.(*http.Transport)
 	var writes atomic.Int32
 	dial := tr.DialContext
 	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -115,5 +117,27 @@ func TestRequestGoesInOneWrite(t *testing.T) {
 	resp.Body.Close()
 	if n := writes.Load(); n != 1 {
 		t.Errorf("a %d-byte request took %d writes, want 1", len(body), n)
+	}
+}
+
+// APIFailure reads each vendor's error body: OpenAI's error object (the
+// SDK hands over what is under "error"), Anthropic's whole body, and a
+// compatible server's numeric code (OpenRouter).
+func TestAPIFailure(t *testing.T) {
+	res := &http.Response{Header: http.Header{"Retry-After": {"7"}}}
+	for _, tc := range []struct {
+		body      string
+		code, msg string
+	}{
+		{`{"message":"Rate limit reached","type":"requests","param":null,"code":"rate_limit_exceeded"}`, "rate_limit_exceeded", "Rate limit reached"},
+		{`{"message":"The server had an error","type":"server_error","param":null,"code":null}`, "server_error", "The server had an error"},
+		{`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":"req_1"}`, "overloaded_error", "Overloaded"},
+		{`{"error":{"code":429,"message":"Rate limit exceeded: free-models-per-min"}}`, "429", "Rate limit exceeded: free-models-per-min"},
+		{`<html>Bad Gateway</html>`, "", ""},
+	} {
+		f := APIFailure(429, res, tc.body)
+		if f.Status != 429 || f.Code != tc.code || f.Msg != tc.msg || RetryAfter(f.Header) != 7*time.Second {
+			t.Errorf("%s: %+v, want code %q message %q and the answer's Retry-After", tc.body, f, tc.code, tc.msg)
+		}
 	}
 }
