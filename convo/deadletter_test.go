@@ -12,6 +12,7 @@ import (
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/convo/audit"
 	"github.com/botgw/botgw/convo/operator"
+	"github.com/botgw/botgw/internal/syncbuf"
 	"github.com/botgw/botgw/internal/wait"
 	"github.com/botgw/botgw/providers/fake"
 	"github.com/botgw/botgw/state"
@@ -48,9 +49,9 @@ func (c *refusingChannel) got() []botgw.Outbound {
 	return append([]botgw.Outbound(nil), c.sent...)
 }
 
-func newDeadRig(t *testing.T, st *state.Store, ch *refusingChannel, cfg Config) (*Engine, *logBuffer) {
+func newDeadRig(t *testing.T, st *state.Store, ch *refusingChannel, cfg Config) (*Engine, *syncbuf.Buffer) {
 	t.Helper()
-	logs := &logBuffer{}
+	logs := &syncbuf.Buffer{}
 	cfg.PollInterval = 50 * time.Millisecond
 	eng, err := New(cfg, Deps{Store: st, Provider: fake.New(), Channels: map[string]botgw.Channel{"test": ch},
 		Log: slog.New(slog.NewTextHandler(logs, nil))})

@@ -1,19 +1,18 @@
 package convo
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
 	"log/slog"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels/channeltest"
 	"github.com/botgw/botgw/convo/codec"
+	"github.com/botgw/botgw/internal/syncbuf"
 	"github.com/botgw/botgw/providers/fake"
 	"github.com/botgw/botgw/state"
 	"github.com/botgw/botgw/state/redistest"
@@ -59,24 +58,6 @@ func randomHex() string {
 	return hex.EncodeToString(b)
 }
 
-// logBuffer collects log output for assertions.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
 // rig is one engine (one replica) with a fake provider and a recording
 // channel named "test".
 type rig struct {
@@ -84,7 +65,7 @@ type rig struct {
 	store botgw.Store
 	prov  *fake.Provider
 	ch    *channeltest.Recorder
-	logs  *logBuffer
+	logs  *syncbuf.Buffer
 }
 
 // newRig starts the engine; each of with sets its dependencies up first, so
@@ -98,7 +79,7 @@ func newRig(t *testing.T, st botgw.Store, prov *fake.Provider, cfg Config, with 
 // wrapper such as providers/limit).
 func newRigWith(t *testing.T, st botgw.Store, prov *fake.Provider, model botgw.Provider, cfg Config, with ...func(*Engine)) *rig {
 	t.Helper()
-	r := &rig{store: st, prov: prov, ch: channeltest.NewRecorder("test"), logs: &logBuffer{}}
+	r := &rig{store: st, prov: prov, ch: channeltest.NewRecorder("test"), logs: &syncbuf.Buffer{}}
 	if cfg.SystemPrompt == "" {
 		cfg.SystemPrompt = "You are a test assistant."
 	}

@@ -1,40 +1,21 @@
 package state
 
 import (
-	"bytes"
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/internal/syncbuf"
 	"github.com/botgw/botgw/state/redistest"
 )
 
-// syncBuffer is a bytes.Buffer safe for a logger and a test to share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 func TestOpenEmbeddedExpiresState(t *testing.T) {
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	s, err := Open(t.Context(), Config{}, Options{}, slog.New(slog.NewTextHandler(&logs, nil)))
 	if err != nil {
 		t.Fatalf("Open embedded: %v", err)

@@ -1,7 +1,6 @@
 package whatsapp
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -20,6 +19,7 @@ import (
 	"go.mau.fi/whatsmeow/types"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/internal/syncbuf"
 	"github.com/botgw/botgw/internal/wait"
 )
 
@@ -250,24 +250,6 @@ func (f *fakeClient) waitCall(t *testing.T, call string) {
 	}
 }
 
-// logBuffer captures the adapter's logs; safe after the test ends.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
 var testTiming = timing{
 	backoffMin:     time.Millisecond,
 	backoffMax:     5 * time.Millisecond,
@@ -296,8 +278,8 @@ var testTiming = timing{
 
 // testAdapter builds an adapter whose linked device is f (or whatever open
 // returns), with short waits.
-func testAdapter(cfg Config, lease Lease, open func(context.Context) (client, error)) (*Adapter, *logBuffer) {
-	logs := &logBuffer{}
+func testAdapter(cfg Config, lease Lease, open func(context.Context) (client, error)) (*Adapter, *syncbuf.Buffer) {
+	logs := &syncbuf.Buffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	a := newAdapter(cfg, lease, log, open)
 	a.tm = testTiming

@@ -13,11 +13,12 @@ import (
 	"go.mau.fi/whatsmeow/types/events"
 
 	"github.com/botgw/botgw/channels/channeltest"
+	"github.com/botgw/botgw/internal/syncbuf"
 	"github.com/botgw/botgw/internal/wait"
 )
 
 // connected starts Listen on a fake client and brings it to "connected".
-func connected(t *testing.T, cfg Config) (*Adapter, *fakeClient, *logBuffer, func()) {
+func connected(t *testing.T, cfg Config) (*Adapter, *fakeClient, *syncbuf.Buffer, func()) {
 	t.Helper()
 	f := newFakeClient()
 	a, logs := testAdapter(cfg, nil, openFake(f))

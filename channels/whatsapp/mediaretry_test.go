@@ -32,6 +32,7 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels/channeltest"
+	"github.com/botgw/botgw/internal/syncbuf"
 )
 
 // SendMediaRetryReceipt of the fake is a phone that no longer has the
@@ -228,7 +229,7 @@ func TestRealClientRetriesExpiredMedia(t *testing.T) {
 
 // retryRig is an adapter on whatsmeow's real client whose media hosts
 // (media_conn) and CDN are the test's phone's, storing what it receives.
-func retryRig(t *testing.T) (*Adapter, *realClient, *mediaPhone, *channeltest.Store, *logBuffer) {
+func retryRig(t *testing.T) (*Adapter, *realClient, *mediaPhone, *channeltest.Store, *syncbuf.Buffer) {
 	a, rc, logs := realConnected(t)
 	phone := newMediaPhone(t, rc)
 	serveMediaConn(t, rc, retryHost)

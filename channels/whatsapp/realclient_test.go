@@ -17,6 +17,7 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels/channeltest"
+	"github.com/botgw/botgw/internal/syncbuf"
 )
 
 // realClient is whatsmeow's own *Client on a real device store with only
@@ -75,7 +76,7 @@ func (r *realClient) internals() *whatsmeow.DangerousInternalClient {
 
 // realConnected runs an adapter on a real whatsmeow client, linked as
 // botPN, through its first login (whatsmeow dispatching Connected).
-func realConnected(t *testing.T) (*Adapter, *realClient, *logBuffer) {
+func realConnected(t *testing.T) (*Adapter, *realClient, *syncbuf.Buffer) {
 	t.Helper()
 	cli := testClient(t, linkConfig(t, ""))
 	cli.Store.ID = &types.JID{User: botPN.User, Device: 7, Server: types.DefaultUserServer}

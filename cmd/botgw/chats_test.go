@@ -14,6 +14,7 @@ import (
 	"github.com/botgw/botgw/cmd/botgw/gateway"
 	"github.com/botgw/botgw/convo/audit"
 	"github.com/botgw/botgw/convo/operator"
+	"github.com/botgw/botgw/internal/e2e"
 	"github.com/botgw/botgw/state/redistest"
 )
 
@@ -25,7 +26,7 @@ func realRedisConfig(t *testing.T) (gateway.Config, string) {
 	t.Setenv("OPENAI_API_KEY", "")
 	t.Setenv("ANTHROPIC_API_KEY", "")
 	prefix := redistest.Prefix(t, url)
-	path := writeFile(t, fmt.Sprintf(`redis:
+	path := e2e.WriteFile(t, fmt.Sprintf(`redis:
   url: %q
   key_prefix: %q
 provider:
@@ -67,13 +68,13 @@ func mustChats(t *testing.T, path string, stdin io.Reader, args ...string) strin
 func TestChatsCLIShowsAndRestoresAConversation(t *testing.T) {
 	_, path := realRedisConfig(t)
 	base := serveCLI(t, path)
-	status, _ := post(t, base+"/v1/events", `{"chat":"web:bob","text":"User is at Harrogate Theatre","key":"location","id":"e1"}`,
+	status, _ := e2e.PostJSON(t, base+"/v1/events", `{"chat":"web:bob","text":"User is at Harrogate Theatre","key":"location","id":"e1"}`,
 		"Authorization", "Bearer ev-secret")
 	if status != 202 {
 		t.Fatalf("event: %d", status)
 	}
 	for _, text := range []string{"my name is Bob", "I like theatres"} {
-		if status, v := post(t, base+"/v1/chat", `{"chat":"web:bob","text":"`+text+`"}`); status != 200 {
+		if status, v := e2e.PostJSON(t, base+"/v1/chat", `{"chat":"web:bob","text":"`+text+`"}`); status != 200 {
 			t.Fatalf("chat: %d %v", status, v)
 		}
 	}
@@ -98,7 +99,7 @@ func TestChatsCLIShowsAndRestoresAConversation(t *testing.T) {
 	if got := auditActions(t, base); !slices.Equal(got, want) {
 		t.Errorf("audit log seen by the gateway = %q, want %q", got, want)
 	}
-	_, reply := post(t, base+"/v1/chat", `{"chat":"web:bob","text":"who am I?"}`)
+	_, reply := e2e.PostJSON(t, base+"/v1/chat", `{"chat":"web:bob","text":"who am I?"}`)
 	if r := reply["reply"].(string); !strings.Contains(r, "3 messages") || !strings.Contains(r, "my name is Bob") {
 		t.Errorf("reply after import = %q: the conversation was not restored", r)
 	}
@@ -151,7 +152,7 @@ func auditActions(t *testing.T, base string) []string {
 }
 
 func TestChatsCLIRefusesTheEmbeddedStore(t *testing.T) {
-	path := writeFile(t, "provider:\n  kind: fake\nchannels:\n  web: {}\n")
+	path := e2e.WriteFile(t, "provider:\n  kind: fake\nchannels:\n  web: {}\n")
 	_, err := chats(t, path, nil, "list")
 	if err == nil || !strings.Contains(err.Error(), "redis.url") {
 		t.Errorf("chats list on the embedded store: %v, want an error naming redis.url", err)

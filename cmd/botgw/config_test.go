@@ -2,23 +2,31 @@ package main
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/botgw/botgw/internal/e2e"
 )
 
-func writeFile(t *testing.T, body string) string {
+// checkFails runs `botgw config check` on config (YAML text), fails the
+// test if the check passes or its output misses one of want, and returns
+// the output.
+func checkFails(t *testing.T, config string, want ...string) string {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), "config.yaml")
-	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
+	var out, errOut bytes.Buffer
+	if err := run(t.Context(), []string{"config", "check", "-config", e2e.WriteFile(t, config)}, &out, &errOut); err == nil {
+		t.Fatalf("config check passed a bad file:%s", config)
 	}
-	return p
+	for _, w := range want {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("output lacks %q:\n%s", w, out.String())
+		}
+	}
+	return out.String()
 }
 
 func TestConfigCheckNamesEveryBadKey(t *testing.T) {
-	p := writeFile(t, `
+	out := checkFails(t, `
 listen: "127.0.0.1:8080"
 redis:
   url: ""
@@ -31,19 +39,10 @@ channels:
   telegram:
     mode: webhook
     webhook_secret: abc
-`)
-	var out, errOut bytes.Buffer
-	err := run(t.Context(), []string{"config", "check", "-config", p}, &out, &errOut)
-	if err == nil {
-		t.Fatal("config check passed a bad file")
-	}
-	for _, key := range []string{"redis.colour: unknown key", "state.ttl:", "channels.telegram.token: required"} {
-		if !strings.Contains(out.String(), key) {
-			t.Errorf("output lacks %q:\n%s", key, out.String())
-		}
-	}
-	if n := strings.Count(strings.TrimSpace(out.String()), "\n") + 1; n != 3 {
-		t.Errorf("printed %d problems, want 3:\n%s", n, out.String())
+`,
+		"redis.colour: unknown key", "state.ttl:", "channels.telegram.token: required")
+	if n := strings.Count(strings.TrimSpace(out), "\n") + 1; n != 3 {
+		t.Errorf("printed %d problems, want 3:\n%s", n, out)
 	}
 }
 
@@ -65,40 +64,24 @@ func TestExampleConfigPasses(t *testing.T) {
 // browser sends, so naming one an operator would hand operator commands
 // to anyone.
 func TestConfigRefusesWebOperators(t *testing.T) {
-	p := writeFile(t, `
+	checkFails(t, `
 admin:
   operators:
     web: ["alice"]
     telegram: ["123"]
-`)
-	var out, errOut bytes.Buffer
-	if err := run(t.Context(), []string{"config", "check", "-config", p}, &out, &errOut); err == nil {
-		t.Fatal("config check passed web operators")
-	}
-	for _, want := range []string{"admin.operators.web: the web chat has no verified users", "admin.operators.telegram: no such channel"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("output lacks %q:\n%s", want, out.String())
-		}
-	}
+`,
+		"admin.operators.web: the web chat has no verified users", "admin.operators.telegram: no such channel")
 }
 
 func TestConfigCheckNamesBadLimitsAndWebKeys(t *testing.T) {
-	p := writeFile(t, `
+	out := checkFails(t, `
 provider: {kind: fake}
 limits: {max_input_chars: 0}
 channels:
   web: {allowed_origins: ["game.example.com", "https://ok.example"], token: "a b"}
-`)
-	var out, errOut bytes.Buffer
-	if err := run(t.Context(), []string{"config", "check", "-config", p}, &out, &errOut); err == nil {
-		t.Fatal("config check passed a bad file")
-	}
-	for _, key := range []string{"limits.max_input_chars:", "channels.web.allowed_origins[0]:", "channels.web.token:"} {
-		if !strings.Contains(out.String(), key) {
-			t.Errorf("output lacks %q:\n%s", key, out.String())
-		}
-	}
-	if strings.Contains(out.String(), "allowed_origins[1]") {
-		t.Errorf("a good origin was refused:\n%s", out.String())
+`,
+		"limits.max_input_chars:", "channels.web.allowed_origins[0]:", "channels.web.token:")
+	if strings.Contains(out, "allowed_origins[1]") {
+		t.Errorf("a good origin was refused:\n%s", out)
 	}
 }

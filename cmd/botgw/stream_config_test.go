@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
-	"strings"
 	"testing"
 )
 
 func TestConfigCheckNamesBadStreamKeys(t *testing.T) {
-	p := writeFile(t, `
+	checkFails(t, `
 provider: {kind: fake}
 channels: {web: {}}
 events:
@@ -17,16 +15,8 @@ stream:
   kafka: {brokers: []}
   max_pending: -1
   colour: blue
-`)
-	var out, errOut bytes.Buffer
-	if err := run(t.Context(), []string{"config", "check", "-config", p}, &out, &errOut); err == nil {
-		t.Fatal("config check passed a bad stream section")
-	}
-	for _, key := range []string{"stream.webhook.url:", "stream.webhook.secret:", "stream.kafka.brokers:",
+`,
+		"stream.webhook.url:", "stream.webhook.secret:", "stream.kafka.brokers:",
 		"stream.kafka.topic: required", "stream.max_pending:", "stream.colour: unknown key",
-		"events.kafka.brokers[0]:", "events.kafka.group: required"} {
-		if !strings.Contains(out.String(), key) {
-			t.Errorf("output lacks %q:\n%s", key, out.String())
-		}
-	}
+		"events.kafka.brokers[0]:", "events.kafka.group: required")
 }

@@ -1,16 +1,15 @@
 package main
 
 import (
-	"bytes"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/botgw/botgw/cmd/botgw/gateway"
+	"github.com/botgw/botgw/internal/e2e"
 )
 
 func TestConfigCheckNamesBadTurnAndProviderLimitKeys(t *testing.T) {
-	p := writeFile(t, `
+	checkFails(t, `
 provider:
   kind: fake
   max_concurrency: -1
@@ -24,21 +23,13 @@ channels:
     turns:
       debounce: -1s
       bogus: 1
-`)
-	var out, errOut bytes.Buffer
-	if err := run(t.Context(), []string{"config", "check", "-config", p}, &out, &errOut); err == nil {
-		t.Fatal("config check passed a bad file")
-	}
-	for _, key := range []string{"provider.max_concurrency:", "provider.requests_per_minute:",
-		"turns.on_new_input:", "channels.telegram.turns.bogus: unknown key"} {
-		if !strings.Contains(out.String(), key) {
-			t.Errorf("output lacks %q:\n%s", key, out.String())
-		}
-	}
+`,
+		"provider.max_concurrency:", "provider.requests_per_minute:",
+		"turns.on_new_input:", "channels.telegram.turns.bogus: unknown key")
 }
 
 func TestChannelTurnsOverrideTheTurnsSection(t *testing.T) {
-	p := writeFile(t, `
+	p := e2e.WriteFile(t, `
 provider: {kind: fake}
 turns: {on_new_input: interrupt, max_wait: 4s}
 channels:

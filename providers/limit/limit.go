@@ -1,9 +1,9 @@
 // Package limit shapes the calls to one provider the way the provider
 // wants them: at most MaxConcurrency calls in flight on this replica, served
 // first come, first served; optional requests- and tokens-per-minute limits
-// shared by every replica through Redis (GCRA, github.com/go-redis/redis_rate);
-// and a 429 with Retry-After that holds back every caller, not only the one
-// that got it. The limiter waits, it never refuses: a call ends early only
+// shared by every replica through Redis; and a 429 with Retry-After that
+// holds back every caller, not only the one that got it. The rates and the
+// pause are state/ratelimit's (GCRA on github.com/go-redis/redis_rate). The limiter waits, it never refuses: a call ends early only
 // when its context does.
 package limit
 

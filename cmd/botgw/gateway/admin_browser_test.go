@@ -7,28 +7,24 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/botgw/botgw/internal/e2e"
 	"github.com/chromedp/chromedp"
 )
 
 const hostile = `<img src=x onerror="document.title='pwned'">`
 
 func TestOperatorPageInABrowser(t *testing.T) {
-	t.Setenv("OPENAI_API_KEY", "")
-	t.Setenv("ANTHROPIC_API_KEY", "")
-	cfg := DefaultConfig()
+	cfg := demoConfig(t)
 	cfg.Admin.Token = "op-token-123"
 	base := startGateway(t, cfg)
 	for _, text := range []string{"I am at the station", hostile} {
-		if status, v := postJSON(t, base+"/v1/chat", `{"chat":"web:alice","text":`+quoteJSON(text)+`}`); status != 200 {
+		if status, v := e2e.PostJSON(t, base+"/v1/chat", `{"chat":"web:alice","text":`+quoteJSON(text)+`}`); status != 200 {
 			t.Fatalf("chat: %d %v", status, v)
 		}
 	}
 	ctx := browser(t)
 	err := chromedp.Do(ctx,
-		chromedp.Navigate(base+"/admin"),
-		chromedp.WaitVisible(chromedp.CSS("#token")),
-		chromedp.SendKeys(chromedp.CSS("#token"), cfg.Admin.Token),
-		chromedp.Click(chromedp.CSS("#enter")),
+		adminLogin(base, cfg.Admin.Token),
 		chromedp.Click(chromedp.CSS(`#chats button[data-chat="web:alice"]`)),
 		chromedp.WaitVisible(chromedp.CSS("#history .msg.assistant")),
 	)

@@ -1,11 +1,15 @@
 package gateway
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/botgw/botgw/channels/channeltest"
+	"github.com/botgw/botgw/internal/wait"
 )
 
 // quiesced waits until the gateway at base has recorded every line of want
@@ -27,6 +31,22 @@ func quiesced(t *testing.T, base string, want ...string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// answeredOnce waits until the gateway at base sent its one reply on
+// channel (sends reads what the platform's fake took), counted the
+// redelivered input as a duplicate and has no turn left to run; it fails
+// the test unless exactly one reply went out, and returns it.
+func answeredOnce(t *testing.T, base, channel string, sends func() []channeltest.APICall) channeltest.APICall {
+	t.Helper()
+	wait.Eventually(t, "the reply on "+channel, func() bool { return len(sends()) > 0 })
+	quiesced(t, base, fmt.Sprintf(`botgw_inbound_total{channel=%q,outcome="duplicate"} 1`, channel),
+		fmt.Sprintf(`botgw_deliveries_total{channel=%q,result="ok"} 1`, channel))
+	sent := sends()
+	if len(sent) != 1 {
+		t.Fatalf("%d replies on %s, want 1 (the redelivery is a duplicate)", len(sent), channel)
+	}
+	return sent[0]
 }
 
 func metricsText(base string) string {

@@ -1,10 +1,8 @@
 package gateway
 
 import (
-	"context"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +10,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/botgw/botgw/internal/e2e"
+	"github.com/botgw/botgw/internal/syncbuf"
 )
 
 var (
@@ -92,46 +93,25 @@ func freePort(t *testing.T) string {
 }
 
 // runBinary starts the built gateway with config (YAML text) and returns
-// its base URL once /healthz answers; the process gets SIGTERM at the end.
+// its base URL once /healthz answers; the process gets SIGINT at the end.
 func runBinary(t *testing.T, config string, env ...string) string {
 	t.Helper()
-	bin := binary(t)
-	cfgPath := writeFile(t, config)
 	addr := freePort(t)
-	cmd := exec.Command(bin, "serve", "-config", cfgPath, "-listen", addr)
+	cmd := exec.Command(binary(t), "serve", "-config", e2e.WriteFile(t, config), "-listen", addr)
 	cmd.Env = append(os.Environ(), env...)
-	var logs lockedBuffer // the process's output copier writes while the test reads
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	var p process
+	var logs syncbuf.Buffer
+	p.run(t, cmd, &logs)
 	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			_ = cmd.Process.Kill()
-			t.Error("gateway did not stop within 30s of SIGINT")
-		}
+		p.terminate(t, "gateway", os.Interrupt, 30*time.Second)
 		checkRaces(t, "gateway", logs.String())
 		if t.Failed() {
 			t.Logf("gateway output:\n%s", logs.String())
 		}
 	})
 	base := "http://" + addr
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	for ctx.Err() == nil {
-		if res, err := http.Get(base + "/healthz"); err == nil {
-			res.Body.Close()
-			return base
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("gateway did not answer /healthz within 15s:\n%s", logs.String())
-	return ""
+	e2e.AwaitHealthy(t, base, "the gateway")
+	return base
 }
 
 // checkRaces fails the test when a race-built gateway reported a data race.
@@ -140,13 +120,4 @@ func checkRaces(t *testing.T, name, output string) {
 	if i := strings.Index(output, "WARNING: DATA RACE"); i >= 0 {
 		t.Errorf("%s raced:\n%s", name, output[i:])
 	}
-}
-
-func writeFile(t *testing.T, body string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "config.yaml")
-	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
 }

@@ -42,10 +42,18 @@ func browser(t *testing.T) context.Context {
 	return ctx
 }
 
+// adminLogin opens the operator console at base and logs in with token.
+func adminLogin(base, token string) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(
+		chromedp.Navigate(base+"/admin"),
+		chromedp.WaitVisible(chromedp.CSS("#token")),
+		chromedp.SendKeys(chromedp.CSS("#token"), token),
+		chromedp.Click(chromedp.CSS("#enter")),
+	)
+}
+
 func TestChatPageInABrowser(t *testing.T) {
-	t.Setenv("OPENAI_API_KEY", "")
-	t.Setenv("ANTHROPIC_API_KEY", "")
-	base := startGateway(t, DefaultConfig())
+	base := startGateway(t, demoConfig(t))
 	ctx := browser(t)
 	err := chromedp.Do(ctx,
 		chromedp.Navigate(base+"/"),

@@ -17,6 +17,7 @@ import (
 
 	"github.com/botgw/botgw/channels/whatsapp"
 	"github.com/botgw/botgw/convo/tools"
+	"github.com/botgw/botgw/internal/syncbuf"
 )
 
 // openFiles counts this process's file descriptors on paths under dir.
@@ -50,7 +51,7 @@ func unlinkedWhatsApp(dir string) Config {
 
 func TestWhatsAppWithoutALinkedDeviceSaysSoAndIsNotReady(t *testing.T) {
 	dir := t.TempDir()
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	base := startGatewayWithLog(t, unlinkedWhatsApp(dir), slog.New(slog.NewTextHandler(&logs, nil)))
 	if !strings.Contains(logs.String(), "botgw whatsapp link") {
 		t.Errorf("start-up log does not say how to link WhatsApp:\n%s", logs.String())

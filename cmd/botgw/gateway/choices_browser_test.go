@@ -11,9 +11,7 @@ import (
 // choice and a location button on the page; a click sends the choice as
 // the player's message, clears the buttons and shows the answer.
 func TestChatPageChoiceButtons(t *testing.T) {
-	t.Setenv("OPENAI_API_KEY", "")
-	t.Setenv("ANTHROPIC_API_KEY", "")
-	cfg := DefaultConfig()
+	cfg := demoConfig(t)
 	cfg.Events.Secret = eventsSecret
 	base := startGateway(t, cfg)
 	ctx := browser(t)

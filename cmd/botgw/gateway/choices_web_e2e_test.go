@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/internal/e2e"
 	"github.com/botgw/botgw/internal/wait"
 	"github.com/botgw/botgw/state/redistest"
 )
@@ -74,17 +75,7 @@ func TestSlackTapsOverInteractivity(t *testing.T) {
 	}
 	tap := string(api.Tap(0, 1, "U061F7AUR", "13345224609.738474920.8088930838d88f008e0"))
 	post := func(secret string, at time.Time) int {
-		ts, sig := slackSign(secret, tap, at)
-		req, _ := http.NewRequest(http.MethodPost, base+"/webhooks/slack/interactivity", strings.NewReader(tap))
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.Header.Set("X-Slack-Request-Timestamp", ts)
-		req.Header.Set("X-Slack-Signature", sig)
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Body.Close()
-		return res.StatusCode
+		return postSlackTo(base+"/webhooks/slack/interactivity", "application/x-www-form-urlencoded", tap, secret, at)
 	}
 	if code := post("forged-secret", time.Now()); code != http.StatusUnauthorized {
 		t.Errorf("forged interactivity request: %d, want 401", code)
@@ -134,7 +125,7 @@ func TestWebChoicesAndTaps(t *testing.T) {
 	if r := polled.Replies[0]; !slices.Equal(r.Choices, []string{"Take the ferry", "Walk"}) || !r.AskLocation {
 		t.Fatalf("polled reply %+v, want the choices and ask_location", r)
 	}
-	status, v := postJSON(t, base+"/v1/chat", `{"chat":"`+chat+`","text":"Take the ferry"}`)
+	status, v := e2e.PostJSON(t, base+"/v1/chat", `{"chat":"`+chat+`","text":"Take the ferry"}`)
 	if status != http.StatusOK || v["reply"] == "" {
 		t.Fatalf("tap: %d %v", status, v)
 	}
@@ -142,41 +133,20 @@ func TestWebChoicesAndTaps(t *testing.T) {
 		t.Errorf("player messages %+v, want the page's tap marked", got)
 	}
 	bc := `{"id":"round-2","chats":["` + chat + `"],"message":"Round 2 starts: where to?","choices":["Harbour","Castle"]}`
-	if status, v := postJSON(t, base+"/v1/broadcasts", bc, "Authorization", "Bearer "+eventsSecret); status != http.StatusAccepted {
+	if status, v := e2e.PostJSON(t, base+"/v1/broadcasts", bc, "Authorization", "Bearer "+eventsSecret); status != http.StatusAccepted {
 		t.Fatalf("broadcast with choices: %d %v", status, v)
 	}
 	op := `{"text":"Sam here: pick one","operator":"Sam","choices":["Left","Right"]}`
 	opURL := base + "/v1/admin/chats/" + url.PathEscape(chat) + "/messages"
 	var offers [][]string // polling takes the replies: keep them
-	wait.Eventually(t, "the condition", func() bool { offers = append(offers, webOffers(t, base, chat)...); return len(offers) > 0 })
-	if status, v := postJSON(t, opURL, op, "Authorization", "Bearer "+opsToken); status != http.StatusAccepted {
+	wait.Eventually(t, "the condition", func() bool { offers = append(offers, pollWeb(t, base, chat).offers()...); return len(offers) > 0 })
+	if status, v := e2e.PostJSON(t, opURL, op, "Authorization", "Bearer "+opsToken); status != http.StatusAccepted {
 		t.Fatalf("operator message with choices: %d %v", status, v)
 	}
-	wait.Eventually(t, "the condition", func() bool { offers = append(offers, webOffers(t, base, chat)...); return len(offers) >= 2 })
+	wait.Eventually(t, "the condition", func() bool { offers = append(offers, pollWeb(t, base, chat).offers()...); return len(offers) >= 2 })
 	if !slices.Equal(offers[0], []string{"Harbour", "Castle"}) || !slices.Equal(offers[1], []string{"Left", "Right"}) {
 		t.Errorf("polled choices %q, want the broadcast's then the operator's", offers)
 	}
-}
-
-// webOffers polls the page's replies and returns the choices of each.
-func webOffers(t *testing.T, base, chat string) [][]string {
-	t.Helper()
-	res, err := http.Get(base + "/v1/chat?chat=" + chat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	var v struct {
-		Replies []struct {
-			Choices []string `json:"choices"`
-		} `json:"replies"`
-	}
-	_ = json.NewDecoder(res.Body).Decode(&v)
-	var out [][]string
-	for _, r := range v.Replies {
-		out = append(out, r.Choices)
-	}
-	return out
 }
 
 // TestChoicesValidationOnEveryRoute: 11 choices, a 65-character label and
@@ -205,7 +175,7 @@ func TestChoicesValidationOnEveryRoute(t *testing.T) {
 			if r.name == "broadcasts" {
 				body = fmt.Sprintf(r.body, i, b.choices)
 			}
-			status, v := postJSON(t, base+r.url, body, r.auth...)
+			status, v := e2e.PostJSON(t, base+r.url, body, r.auth...)
 			if msg, _ := v["error"].(string); status != http.StatusBadRequest || !strings.Contains(msg, b.want) {
 				t.Errorf("%s with %.40s: %d %v, want 400 naming %q", r.name, b.choices, status, v, b.want)
 			}
@@ -219,7 +189,7 @@ func TestChoicesValidationOnEveryRoute(t *testing.T) {
 
 func TestConfigCheckNamesTheBuiltinTools(t *testing.T) {
 	check := func(yaml string) string {
-		cfg, err := LoadConfig(writeFile(t, yaml))
+		cfg, err := LoadConfig(e2e.WriteFile(t, yaml))
 		if err = errors.Join(err, cfg.Validate()); err == nil {
 			return ""
 		}

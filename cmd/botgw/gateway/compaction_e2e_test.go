@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/botgw/botgw/internal/e2e"
 	"github.com/botgw/botgw/providers/providertest"
 )
 
@@ -13,7 +14,7 @@ import (
 // config check and the model's requests show both steps at work.
 func TestComposedCompactionFromTheConfigFile(t *testing.T) {
 	api := providertest.NewOpenAI(t, providertest.Script(func(n int) answer { return providertest.Completion(fmt.Sprint("reply ", n)) }))
-	p := writeFile(t, fmt.Sprintf(`
+	p := e2e.WriteFile(t, fmt.Sprintf(`
 provider: {kind: openai, base_url: %q, api_key: sk-test, model: gpt-4o-mini, max_retries: 0}
 channels:
   web: {reply_timeout: 30s}

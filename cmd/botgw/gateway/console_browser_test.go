@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botgw/botgw/internal/e2e"
 	"github.com/botgw/botgw/internal/wait"
 	"github.com/chromedp/chromedp"
 )
@@ -13,15 +14,13 @@ import (
 // find a chat by its key, open it, pause it, talk to the player, see the
 // words appear, resume, and retry a reply the platform refused.
 func TestOperatorConsoleInABrowser(t *testing.T) {
-	t.Setenv("OPENAI_API_KEY", "")
-	t.Setenv("ANTHROPIC_API_KEY", "")
 	api := newBotAPI(t)
-	cfg := DefaultConfig()
+	cfg := demoConfig(t)
 	cfg.Admin.Token = "op-token-456"
 	cfg.Channels.Telegram = &telegramConfig{Token: e2eBotToken, WebhookSecret: faultSecret, APIURL: api.URL}
 	base := startGateway(t, cfg)
 	for _, chat := range []string{"web:alice", "web:bob"} {
-		if status, v := postJSON(t, base+"/v1/chat", `{"chat":"`+chat+`","text":"I am at the station"}`); status != 200 {
+		if status, v := e2e.PostJSON(t, base+"/v1/chat", `{"chat":"`+chat+`","text":"I am at the station"}`); status != 200 {
 			t.Fatalf("chat: %d %v", status, v)
 		}
 	}
@@ -38,10 +37,7 @@ func TestOperatorConsoleInABrowser(t *testing.T) {
 		}
 	}
 	run("log in and search",
-		chromedp.Navigate(base+"/admin"),
-		chromedp.WaitVisible(chromedp.CSS("#token")),
-		chromedp.SendKeys(chromedp.CSS("#token"), cfg.Admin.Token),
-		chromedp.Click(chromedp.CSS("#enter")),
+		adminLogin(base, cfg.Admin.Token),
 		chromedp.WaitVisible(chromedp.CSS(`#chats button[data-chat="web:bob"]`)),
 		chromedp.SendKeys(chromedp.CSS("#search"), "web:al"),
 		chromedp.Poll[chromedp.Void](`document.querySelector("#chats").dataset.filter === "&prefix=web%3Aal"`,

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw/channels/channeltest"
+	"github.com/botgw/botgw/internal/e2e"
 	"github.com/botgw/botgw/internal/wait"
 	"github.com/botgw/botgw/providers/providertest"
 )
@@ -182,7 +183,7 @@ func TestConsoleDeadLetterFromTheBotAPI(t *testing.T) {
 }
 
 func TestConfigCheckNamesTheConsoleKeys(t *testing.T) {
-	path := writeFile(t, "channels: {web: {}}\nadmin: {token: x, takeover_ttl: -1m, dead_letter_ttl: 0s, delivery_attempts: 0}\n")
+	path := e2e.WriteFile(t, "channels: {web: {}}\nadmin: {token: x, takeover_ttl: -1m, dead_letter_ttl: 0s, delivery_attempts: 0}\n")
 	cfg, err := LoadConfig(path)
 	if err == nil {
 		err = cfg.Validate()

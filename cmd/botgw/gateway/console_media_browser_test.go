@@ -8,6 +8,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/internal/e2e"
 	"github.com/botgw/botgw/internal/wait"
 )
 
@@ -15,15 +16,13 @@ import (
 // OpenStreetMap (the same URL the gateway writes), and a photo shows as a
 // compact label with its caption, without the "[photo]" marker.
 func TestConsoleShowsPinsAndPhotos(t *testing.T) {
-	t.Setenv("OPENAI_API_KEY", "")
-	t.Setenv("ANTHROPIC_API_KEY", "")
 	api := newBotAPI(t)
 	api.AddFile("ph1", jpegPhoto(3000))
-	cfg := DefaultConfig()
+	cfg := demoConfig(t)
 	cfg.Admin.Token = "op-token-media"
 	cfg.Channels.Telegram = &telegramConfig{Token: e2eBotToken, WebhookSecret: faultSecret, APIURL: api.URL}
 	base := startGateway(t, cfg)
-	if status, v := postJSON(t, base+"/v1/chat", `{"chat":"web:pin","location":{"latitude":53.99212,"longitude":-1.5418}}`); status != 200 {
+	if status, v := e2e.PostJSON(t, base+"/v1/chat", `{"chat":"web:pin","location":{"latitude":53.99212,"longitude":-1.5418}}`); status != 200 {
 		t.Fatalf("pin: %d %v", status, v)
 	}
 	const tgChat = 4343
@@ -35,10 +34,7 @@ func TestConsoleShowsPinsAndPhotos(t *testing.T) {
 	ctx := browser(t)
 	wantURL := botgw.Location{Latitude: 53.99212, Longitude: -1.5418}.MapURL()
 	err := chromedp.Do(ctx,
-		chromedp.Navigate(base+"/admin"),
-		chromedp.WaitVisible(chromedp.CSS("#token")),
-		chromedp.SendKeys(chromedp.CSS("#token"), cfg.Admin.Token),
-		chromedp.Click(chromedp.CSS("#enter")),
+		adminLogin(base, cfg.Admin.Token),
 		chromedp.Click(chromedp.CSS(`#chats button[data-chat="web:pin"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#history .msg.user a.map`)),
 	)

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/botgw/botgw/convo/operator"
+	"github.com/botgw/botgw/internal/e2e"
+	"github.com/botgw/botgw/internal/wait"
 )
 
 const (
@@ -21,9 +23,7 @@ const (
 
 func eventsGateway(t *testing.T) string {
 	t.Helper()
-	t.Setenv("OPENAI_API_KEY", "")
-	t.Setenv("ANTHROPIC_API_KEY", "")
-	cfg := DefaultConfig()
+	cfg := demoConfig(t)
 	cfg.Events.Secret = eventsSecret
 	cfg.Admin.Token = opsToken
 	return startGateway(t, cfg)
@@ -36,7 +36,7 @@ func postSignedEvent(t *testing.T, base, body string) int {
 	ts := strconv.FormatInt(time.Now().Unix(), 10)
 	mac := hmac.New(sha256.New, []byte(eventsSecret))
 	mac.Write([]byte(ts + "." + body))
-	status, _ := postJSON(t, base+"/v1/events", body,
+	status, _ := e2e.PostJSON(t, base+"/v1/events", body,
 		"X-Botgw-Timestamp", ts, "X-Botgw-Signature", "v1="+hex.EncodeToString(mac.Sum(nil)))
 	return status
 }
@@ -44,7 +44,7 @@ func postSignedEvent(t *testing.T, base, body string) int {
 // postEvent sends body to /v1/events with the Bearer secret.
 func postEvent(t *testing.T, base, body string) int {
 	t.Helper()
-	status, _ := postJSON(t, base+"/v1/events", body, "Authorization", "Bearer "+eventsSecret)
+	status, _ := e2e.PostJSON(t, base+"/v1/events", body, "Authorization", "Bearer "+eventsSecret)
 	return status
 }
 
@@ -65,10 +65,10 @@ func TestAppEventsReachTheNextTurnOverHTTP(t *testing.T) {
 	if status := postEvent(t, base, `{"chat":"web:dave","text":"User earned 50 points","id":"e3"}`); status != 202 {
 		t.Fatalf("third event: %d", status)
 	}
-	if status, _ := postJSON(t, base+"/v1/events", `{"chat":"web:dave","text":"no auth","id":"e4"}`); status != 401 {
+	if status, _ := e2e.PostJSON(t, base+"/v1/events", `{"chat":"web:dave","text":"no auth","id":"e4"}`); status != 401 {
 		t.Errorf("unauthenticated event: %d, want 401", status)
 	}
-	_, v := postJSON(t, base+"/v1/chat", `{"chat":"web:dave","text":"where am I?"}`)
+	_, v := e2e.PostJSON(t, base+"/v1/chat", `{"chat":"web:dave","text":"where am I?"}`)
 	if reply := v["reply"].(string); !strings.Contains(reply, "Latest app event") || !strings.Contains(reply, "where am I?") {
 		t.Errorf("reply = %q, want the event and the user text in the turn", reply)
 	}
@@ -108,37 +108,49 @@ func TestRespondingEventDeliversOneReplyToTheWebChat(t *testing.T) {
 		t.Fatalf("retried event: %d", status)
 	}
 	var first []string
-	deadline := time.Now().Add(10 * time.Second)
-	for len(first) == 0 && time.Now().Before(deadline) {
-		first = pollWeb(t, base, "web:carol")
-		time.Sleep(20 * time.Millisecond)
-	}
+	wait.Eventually(t, "the announcement", func() bool { first = pollWeb(t, base, "web:carol").Messages; return len(first) > 0 })
 	if len(first) != 1 || !strings.Contains(first[0], "Harrogate Theatre") {
 		t.Fatalf("announcement = %q, want one reply naming the event", first)
 	}
 	// A user turn after it runs only once the event's turn and delivery are
 	// done, so a duplicate announcement would be waiting by then.
-	if status, v := postJSON(t, base+"/v1/chat", `{"chat":"web:carol","text":"thanks"}`); status != 200 {
+	if status, v := e2e.PostJSON(t, base+"/v1/chat", `{"chat":"web:carol","text":"thanks"}`); status != 200 {
 		t.Fatalf("chat: %d %v", status, v)
 	}
-	if extra := pollWeb(t, base, "web:carol"); len(extra) != 0 {
+	if extra := pollWeb(t, base, "web:carol").Messages; len(extra) != 0 {
 		t.Errorf("more announcements arrived: %q, want exactly one", extra)
 	}
 }
 
+// webPoll is what GET /v1/chat?chat= hands the page: the replies kept
+// for it since its last poll, as text and with their choices.
+type webPoll struct {
+	Messages []string `json:"messages"`
+	Replies  []struct {
+		Choices []string `json:"choices"`
+	} `json:"replies"`
+}
+
 // pollWeb takes the replies the web chat kept for the page.
-func pollWeb(t *testing.T, base, chat string) []string {
+func pollWeb(t *testing.T, base, chat string) webPoll {
 	t.Helper()
 	res, err := http.Get(base + "/v1/chat?chat=" + chat)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
-	var v struct {
-		Messages []string `json:"messages"`
-	}
+	var v webPoll
 	if err := json.NewDecoder(res.Body).Decode(&v); err != nil {
 		t.Fatal(err)
 	}
-	return v.Messages
+	return v
+}
+
+// offers are the choices of each reply.
+func (p webPoll) offers() [][]string {
+	var out [][]string
+	for _, r := range p.Replies {
+		out = append(out, r.Choices)
+	}
+	return out
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/botgw/botgw/internal/wait"
-	"github.com/botgw/botgw/state/redistest"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -19,21 +18,14 @@ import (
 // cannot be removed from the outbox until Redis is back, and the leases
 // expire meanwhile; still every message is answered exactly once, in order.
 func TestFaultRedisOutageSendsNoReplyTwice(t *testing.T) {
-	redistest.URL(t) // CI gate: this test runs its own Redis with persistence
-	rs := startRedis(t)
-	sc := newScenario(t, redisTarget{keys: fmt.Sprintf("url: %q", rs.url())}, 2)
+	rs, sc := onOwnRedis(t, 2)
 	chats := chatIDs(50)
-	var refused []int
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		refused = sc.traffic(chats, 6, 25, 100*time.Millisecond)
-	}()
+	traffic := sc.startTraffic(chats, 6, 25, 100*time.Millisecond)
 	wait.Eventually(t, "the condition", func() bool { return len(sc.api.CallsTo("sendMessage")) >= 20 }) // replies flowing
 	rs.stop(t)
 	time.Sleep(3500 * time.Millisecond) // the outage
 	rs.start(t)
-	<-done
+	refused := traffic.wait()
 	if !slices.Contains(refused, http.StatusServiceUnavailable) {
 		t.Errorf("no update was refused with 503 during the outage (refused: %v): it missed the load", refused)
 	}
@@ -46,9 +38,7 @@ func TestFaultRedisOutageSendsNoReplyTwice(t *testing.T) {
 // no key behind, every 200 is answered exactly once after Redis gets room,
 // and /readyz fails while Redis refuses writes.
 func TestFaultFullRedisRefusesOnlyWhatItDidNotStore(t *testing.T) {
-	redistest.URL(t) // CI gate: this test runs its own Redis
-	rs := startRedis(t)
-	sc := newScenario(t, redisTarget{keys: fmt.Sprintf("url: %q", rs.url())}, 1)
+	rs, sc := onOwnRedis(t, 1)
 	a := sc.replicas[0]
 	sc.llm.hold("sk-a") // turns wait at the model: input is all that grows
 	rc := redis.NewClient(&redis.Options{Addr: rs.addr()})
@@ -144,16 +134,12 @@ func chatKeys(t *testing.T, rc *redis.Client, prefix string, chat int64) []strin
 func TestFaultKillUnderLoadLosesNothing(t *testing.T) {
 	sc := newScenario(t, sharedRedis(t), 2)
 	chats := chatIDs(50)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		sc.traffic(chats, 6, 25, 100*time.Millisecond)
-	}()
+	traffic := sc.startTraffic(chats, 6, 25, 100*time.Millisecond)
 	wait.Eventually(t, "the condition", func() bool { return len(sc.api.CallsTo("sendMessage")) >= 40 })
 	a := sc.replicas[0]
 	a.kill(t)
 	a.start(t)
-	<-done
+	traffic.wait()
 	sc.settle(chats, 6, 60*time.Second, false)
 	dups := 0
 	for _, c := range chats {

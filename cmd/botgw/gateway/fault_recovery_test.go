@@ -1,14 +1,11 @@
 package gateway
 
 import (
-	"fmt"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/botgw/botgw/internal/wait"
-	"github.com/botgw/botgw/state/redistest"
 )
 
 // The recovery bound of CONTRACT.md ("Redis failover"): with the default
@@ -76,9 +73,7 @@ func TestFaultRecoveryWithinBoundOnRestart(t *testing.T) {
 // Redis is down, so every turn's commit fails and its lease stays in the
 // append-only file.
 func TestFaultRecoveryWithinBoundAfterRedisRestart(t *testing.T) {
-	redistest.URL(t) // CI gate: this test runs its own Redis with persistence
-	rs := startRedis(t)
-	sc := newScenario(t, redisTarget{keys: fmt.Sprintf("url: %q", rs.url())}, 2, defaultTimings)
+	rs, sc := onOwnRedis(t, 2, defaultTimings)
 	chats := chatIDs(20)
 	sc.heldTurns(sc.replicas[0], "sk-a", chats[:10])
 	sc.heldTurns(sc.replicas[1], "sk-b", chats[10:])
@@ -94,12 +89,4 @@ func TestFaultRecoveryWithinBoundAfterRedisRestart(t *testing.T) {
 	}
 	sc.settle(chats, 1, 2*recoveryBound, true)
 	checkBound(t, "Redis killed and restarted from its append-only file", time.Since(back))
-}
-
-// kill ends the server with SIGKILL: no shutdown, only what its
-// append-only file holds survives.
-func (r *redisServer) kill(t *testing.T) {
-	t.Helper()
-	_ = r.cmd.Process.Signal(syscall.SIGKILL)
-	<-r.done
 }

@@ -12,16 +12,27 @@ import (
 	"time"
 
 	"github.com/botgw/botgw/internal/wait"
+	"github.com/botgw/botgw/state/redistest"
 	"github.com/redis/go-redis/v9"
 )
 
 // redisServer is a redis-server process the test owns, so it can stop and
 // restart it.
 type redisServer struct {
+	process
 	port int
 	args []string
-	cmd  *exec.Cmd
-	done chan struct{}
+}
+
+// onOwnRedis is a scenario of n replicas (newScenario, with edits) on a
+// redis-server of the test's own (startRedis), which the test may stop,
+// kill and restart. Without BOTGW_TEST_REDIS_URL it skips, as the other
+// real-Redis tests do, so CI runs it.
+func onOwnRedis(t *testing.T, n int, edits ...func(string) string) (*redisServer, *scenario) {
+	t.Helper()
+	redistest.URL(t)
+	rs := startRedis(t)
+	return rs, newScenario(t, redisTarget{keys: fmt.Sprintf("url: %q", rs.url())}, n, edits...)
 }
 
 // needRedisTools skips unless redis-server and redis-cli are on PATH.
@@ -54,12 +65,7 @@ func (r *redisServer) addr() string { return fmt.Sprintf("127.0.0.1:%d", r.port)
 // start runs the server and waits until it answers PING.
 func (r *redisServer) start(t *testing.T) {
 	t.Helper()
-	cmd := exec.Command("redis-server", r.args...)
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start redis-server: %v", err)
-	}
-	r.cmd, r.done = cmd, make(chan struct{})
-	go func(done chan struct{}) { _ = cmd.Wait(); close(done) }(r.done)
+	r.run(t, exec.Command("redis-server", r.args...), nil)
 	c := redis.NewClient(&redis.Options{Addr: r.addr()})
 	defer c.Close()
 	wait.Eventually(t, "the condition", func() bool { return c.Ping(context.Background()).Err() == nil })
@@ -68,18 +74,7 @@ func (r *redisServer) start(t *testing.T) {
 // stop shuts the server down with SIGTERM (it flushes its files) and waits.
 func (r *redisServer) stop(t *testing.T) {
 	t.Helper()
-	select {
-	case <-r.done:
-		return
-	default:
-	}
-	_ = r.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-r.done:
-	case <-time.After(10 * time.Second):
-		_ = r.cmd.Process.Kill()
-		t.Errorf("redis-server on %d did not stop within 10s", r.port)
-	}
+	r.terminate(t, fmt.Sprint("redis-server on ", r.port), syscall.SIGTERM, 10*time.Second)
 }
 
 // freeRedisPort is a free loopback port whose cluster bus port (+10000) is

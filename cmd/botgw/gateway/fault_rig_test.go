@@ -1,11 +1,9 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os/exec"
@@ -17,6 +15,8 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels/channeltest"
+	"github.com/botgw/botgw/internal/e2e"
+	"github.com/botgw/botgw/internal/syncbuf"
 	"github.com/botgw/botgw/providers/providertest"
 )
 
@@ -96,35 +96,48 @@ func (f *faultLLM) callsBy(key string) int {
 	return f.calls[key]
 }
 
-// lockedBuffer collects a process's output while it runs.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+// load is scenario traffic running in the background.
+type load struct {
+	done    chan struct{}
+	refused []int // the statuses refused before a 200; read after done
 }
 
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
+// startTraffic runs sc.traffic in the background.
+func (sc *scenario) startTraffic(chats []int64, perChat, workers int, gap time.Duration) *load {
+	l := &load{done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		l.refused = sc.traffic(chats, perChat, workers, gap)
+	}()
+	return l
 }
 
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+// wait waits for the traffic to end and returns the statuses refused.
+func (l *load) wait() []int {
+	<-l.done
+	return l.refused
+}
+
+// running reports whether the traffic is still going on.
+func (l *load) running() bool {
+	select {
+	case <-l.done:
+		return false
+	default:
+		return true
+	}
 }
 
 // replica is one gateway process of the built binary; it keeps its address
 // across restarts, as a pod behind a load balancer would.
 type replica struct {
+	process
 	name    string
 	bin     string // empty: binary(t)
 	cfgPath string
 	addr    string
 	base    string
-	logs    lockedBuffer
-	cmd     *exec.Cmd
-	done    chan struct{}
+	logs    syncbuf.Buffer
 }
 
 // startReplica writes config and starts the process; it is stopped (SIGTERM)
@@ -142,7 +155,7 @@ func startReplica(t *testing.T, name, config string) *replica {
 // stopped and its output logged on failure as startReplica's are.
 func newReplica(t *testing.T, name, config, listen, base string) *replica {
 	t.Helper()
-	r := &replica{name: name, cfgPath: writeFile(t, config), addr: listen, base: base}
+	r := &replica{name: name, cfgPath: e2e.WriteFile(t, config), addr: listen, base: base}
 	t.Cleanup(func() {
 		r.stop(t)
 		checkRaces(t, "replica "+r.name, r.logs.String())
@@ -160,49 +173,14 @@ func (r *replica) start(t *testing.T) {
 	if bin == "" {
 		bin = binary(t)
 	}
-	cmd := exec.Command(bin, "serve", "-config", r.cfgPath, "-listen", r.addr)
-	cmd.Stdout, cmd.Stderr = &r.logs, &r.logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	r.cmd, r.done = cmd, make(chan struct{})
-	go func(done chan struct{}) { _ = cmd.Wait(); close(done) }(r.done)
-	deadline := time.Now().Add(15 * time.Second)
-	for time.Now().Before(deadline) {
-		if res, err := http.Get(r.base + "/healthz"); err == nil {
-			res.Body.Close()
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("replica %s did not answer /healthz within 15s:\n%s", r.name, r.logs.String())
-}
-
-// kill ends the process with SIGKILL: no shutdown, leases left to expire.
-func (r *replica) kill(t *testing.T) {
-	t.Helper()
-	_ = r.cmd.Process.Signal(syscall.SIGKILL)
-	<-r.done
+	r.run(t, exec.Command(bin, "serve", "-config", r.cfgPath, "-listen", r.addr), &r.logs)
+	e2e.AwaitHealthy(t, r.base, "replica "+r.name) // the replica's output is logged when this fails
 }
 
 // stop sends SIGTERM and waits for a graceful exit; a no-op when stopped.
 func (r *replica) stop(t *testing.T) {
 	t.Helper()
-	if r.cmd == nil {
-		return
-	}
-	select {
-	case <-r.done:
-		return
-	default:
-	}
-	_ = r.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-r.done:
-	case <-time.After(30 * time.Second):
-		_ = r.cmd.Process.Kill()
-		t.Errorf("replica %s did not stop within 30s of SIGTERM", r.name)
-	}
+	r.terminate(t, "replica "+r.name, syscall.SIGTERM, 30*time.Second)
 }
 
 // faultConfig is a replica's config: Telegram webhooks, the OpenAI fake
@@ -235,16 +213,13 @@ func tgText(chat int64, msgID int, text string) string {
 // postUpdate posts one update to base and returns the status (0 when the
 // replica did not answer at all).
 func postUpdate(base, update string) int {
-	req, _ := http.NewRequest(http.MethodPost, base+"/webhooks/telegram", strings.NewReader(update))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Telegram-Bot-Api-Secret-Token", faultSecret)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0
-	}
-	io.Copy(io.Discard, res.Body)
-	res.Body.Close()
-	return res.StatusCode
+	return postTelegram(base, faultSecret, update)
+}
+
+// postTelegram posts one update to base with the webhook secret and
+// returns the status (0 when the gateway did not answer at all).
+func postTelegram(base, secret, update string) int {
+	return e2e.Post(base+"/webhooks/telegram", "application/json", update, "X-Telegram-Bot-Api-Secret-Token", secret)
 }
 
 // deliver plays Telegram and a load balancer: it posts update to the

@@ -187,8 +187,7 @@ func TestFaultSentinelFailoverLosesNoAcknowledgedMessage(t *testing.T) {
 	set := startSentinels(t)
 	sc := newScenario(t, redisTarget{keys: set.keys()}, 2)
 	chats := chatIDs(40)
-	done := make(chan []int)
-	go func() { done <- sc.traffic(chats, 5, 10, 100*time.Millisecond) }()
+	traffic := sc.startTraffic(chats, 5, 10, 100*time.Millisecond)
 	sc.answered(20) // the traffic is flowing
 	old := set.primary.addr()
 	set.primary.kill(t)
@@ -199,7 +198,7 @@ func TestFaultSentinelFailoverLosesNoAcknowledgedMessage(t *testing.T) {
 	back := time.Now()
 	set.promote(t, old) // and fail over to it again, maybe before it has caught up
 	t.Logf("the sentinels failed back to %s %s after its restart", old, time.Since(back).Round(100*time.Millisecond))
-	refused := <-done
+	refused := traffic.wait()
 	sc.settle(chats, 5, 90*time.Second, false)
 	turns, sent := 0, len(sc.api.Delivered())
 	for _, c := range chats {

@@ -227,36 +227,23 @@ func TestFaultRollingRestartLosesNothing(t *testing.T) {
 func testRollingRestart(t *testing.T, target redisTarget) {
 	sc := newScenario(t, target, 2)
 	chats := chatIDs(40)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		sc.traffic(chats, 6, 8, 150*time.Millisecond)
-	}()
+	traffic := sc.startTraffic(chats, 6, 8, 150*time.Millisecond)
 	for _, r := range sc.replicas {
 		sc.answered(5) // restart while the traffic is being answered
 		r.stop(t)
 		r.start(t)
 	}
-	select {
-	case <-done:
+	if !traffic.running() {
 		t.Error("the traffic ended before the last restart: nothing was tested")
-	default:
 	}
-	<-done
+	traffic.wait()
 	sc.settle(chats, 6, 30*time.Second, false)
 }
 
 func TestFaultRedisRestartIsRefusedThenRecovered(t *testing.T) {
-	redistest.URL(t) // CI gate: this test runs its own Redis with persistence
-	rs := startRedis(t)
-	sc := newScenario(t, redisTarget{keys: fmt.Sprintf("url: %q", rs.url())}, 2)
+	rs, sc := onOwnRedis(t, 2)
 	chats := chatIDs(20)
-	var refused []int
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		refused = sc.traffic(chats, 8, 10, 100*time.Millisecond)
-	}()
+	traffic := sc.startTraffic(chats, 8, 10, 100*time.Millisecond)
 	sc.answered(5) // the traffic is flowing
 	rs.stop(t)
 	wait.Eventually(t, "the condition", func() bool { return status(sc.replicas[0].base+"/readyz") == http.StatusServiceUnavailable })
@@ -265,7 +252,7 @@ func TestFaultRedisRestartIsRefusedThenRecovered(t *testing.T) {
 	}
 	time.Sleep(time.Second) // the outage lasts a second while the traffic goes on
 	rs.start(t)
-	<-done
+	refused := traffic.wait()
 	wait.Eventually(t, "the condition", func() bool { return status(sc.replicas[0].base+"/readyz") == http.StatusOK })
 	if !slices.Contains(refused, http.StatusServiceUnavailable) {
 		t.Errorf("no update was refused with 503 while Redis was down (refused: %v)", refused)

@@ -7,13 +7,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/botgw/botgw/internal/e2e"
 )
 
 // allChannelsGateway runs a gateway with every HTTP channel and API on.
 func allChannelsGateway(t *testing.T) string {
 	t.Helper()
 	tg, sl := newBotAPI(t), newSlackAPI(t, "xoxb-e2e")
-	cfg, err := LoadConfig(writeFile(t, fmt.Sprintf(`
+	cfg, err := LoadConfig(e2e.WriteFile(t, fmt.Sprintf(`
 provider: {kind: fake}
 events: {secret: ev-secret}
 admin: {token: admin-token}

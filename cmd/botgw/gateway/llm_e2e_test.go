@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botgw/botgw/internal/e2e"
 	"github.com/botgw/botgw/providers/providertest"
 )
 
@@ -23,16 +24,13 @@ func TestOpenAITwoToolCallsThenAnswerAndTheRecordsComeBackNextTurn(t *testing.T)
 		}
 		return answer{Status: 200, Body: `["red","blue"]`}
 	})
-	script := []answer{
+	api := providertest.NewOpenAI(t, inOrder(
 		providertest.ToolCalls([3]string{"call_A1", "get_score", `{"team":"red"}`}),
 		providertest.ToolCalls([3]string{"call_B2", "list_teams", `{}`}),
 		providertest.Completion("Red has 1250 points; red and blue are playing."),
 		providertest.Completion("You're welcome!"),
-	}
-	api := providertest.NewOpenAI(t, providertest.Script(func(n int) answer { return script[n] }))
-	cfg := llmConfig(openAIAt(api, 0))
-	cfg.Tools = gameTools(game.URL)
-	base := startGateway(t, cfg)
+	))
+	base := startGateway(t, toolsConfig(openAIAt(api, 0), game))
 
 	if got := chat(t, base, "web:p1", "how is red doing?"); got != "Red has 1250 points; red and blue are playing." {
 		t.Fatalf("reply = %q", got)
@@ -98,15 +96,12 @@ func oaShape(r oaRequest) []string {
 
 func TestAnthropicToolEndpointFailureGoesToTheModelNotTheUser(t *testing.T) {
 	game := newGameAPI(t, func(string) answer { return answer{Status: 500, Body: `{"error":"scores database unavailable"}`} })
-	script := []answer{
+	api := providertest.NewAnthropic(t, inOrder(
 		providertest.AnthropicToolUse("toolu_01A", "get_score", `{"team":"red"}`),
 		providertest.AnthropicText("I can't reach the scoreboard right now; try again in a minute."),
 		providertest.AnthropicText("Sure."),
-	}
-	api := providertest.NewAnthropic(t, providertest.Script(func(n int) answer { return script[n] }))
-	cfg := llmConfig(anthropicAt(api, 0))
-	cfg.Tools = gameTools(game.URL)
-	base := startGateway(t, cfg)
+	))
+	base := startGateway(t, toolsConfig(anthropicAt(api, 0), game))
 
 	if got := chat(t, base, "web:p2", "red's score?"); got != "I can't reach the scoreboard right now; try again in a minute." {
 		t.Fatalf("reply = %q", got)
@@ -144,8 +139,7 @@ func TestAnthropicMaxToolCallsEndsWithAnAnswer(t *testing.T) {
 		}
 		return providertest.AnthropicText("Red has 1 point.")
 	}))
-	cfg := llmConfig(anthropicAt(api, 0))
-	cfg.Tools = gameTools(game.URL)
+	cfg := toolsConfig(anthropicAt(api, 0), game)
 	cfg.MaxToolCalls = 2
 	base := startGateway(t, cfg)
 
@@ -260,7 +254,7 @@ func TestFallbackAnswersAndTheStateFollowsBackToThePrimary(t *testing.T) {
 
 func TestToolsConfigFromYAML(t *testing.T) {
 	t.Setenv("GAME_API_TOKEN", "tok-123")
-	path := writeFile(t, `
+	path := e2e.WriteFile(t, `
 provider: {kind: fake}
 channels: {web: {}}
 max_tool_calls: 3

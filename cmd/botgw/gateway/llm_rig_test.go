@@ -11,6 +11,7 @@ import (
 
 	"github.com/botgw/botgw/channels/web"
 	"github.com/botgw/botgw/convo/tools"
+	"github.com/botgw/botgw/internal/e2e"
 	"github.com/botgw/botgw/providers/providertest"
 )
 
@@ -85,6 +86,18 @@ func gameTools(base string) []tools.Config {
 	}
 }
 
+// toolsConfig is llmConfig with the game's tools (gameTools) on game.
+func toolsConfig(pc ProviderConfig, game *gameAPI) Config {
+	cfg := llmConfig(pc)
+	cfg.Tools = gameTools(game.URL)
+	return cfg
+}
+
+// inOrder answers the model's call n with script[n].
+func inOrder(script ...answer) providertest.Respond {
+	return providertest.Script(func(n int) answer { return script[n] })
+}
+
 // llmConfig is a web-channel gateway on the given provider.
 func llmConfig(pc ProviderConfig) Config {
 	cfg := DefaultConfig()
@@ -107,7 +120,7 @@ func anthropicAt(v *providertest.Anthropic, retries int) ProviderConfig {
 func chat(t *testing.T, base, chatKey, text string) string {
 	t.Helper()
 	b, _ := json.Marshal(map[string]string{"chat": chatKey, "text": text})
-	status, v := postJSON(t, base+"/v1/chat", string(b))
+	status, v := e2e.PostJSON(t, base+"/v1/chat", string(b))
 	reply, _ := v["reply"].(string)
 	if status != 200 || reply == "" {
 		t.Fatalf("chat %q: %d %v", text, status, v)

@@ -14,9 +14,7 @@ import (
 // it as a pin: the model sees the coordinates as the player's message and
 // as the chat's pinned location event.
 func TestChatPageSharesLocation(t *testing.T) {
-	t.Setenv("OPENAI_API_KEY", "")
-	t.Setenv("ANTHROPIC_API_KEY", "")
-	base := startGateway(t, DefaultConfig())
+	base := startGateway(t, demoConfig(t))
 	ctx := browser(t)
 	lat, lon, acc := 53.992123, -1.541812, 10.0
 	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("#locate"))); err != nil {

@@ -3,17 +3,36 @@ package gateway
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/internal/e2e"
+	"github.com/botgw/botgw/internal/syncbuf"
 	"github.com/botgw/botgw/providers/providertest"
 )
+
+// settledMetrics waits until the gateway at base has delivered n turns and
+// settled (quiesced), then checks /metrics has a line for each of want: a
+// series with its value, or a series alone (any value). It returns the
+// /metrics text.
+func settledMetrics(t *testing.T, base string, delivered int, want ...string) string {
+	t.Helper()
+	quiesced(t, base, fmt.Sprintf(`botgw_turn_stage_seconds_count{stage="delivery"} %d`, delivered))
+	body := scrape(t, base)
+	for _, w := range want {
+		if !slices.ContainsFunc(strings.Split(body, "\n"), func(l string) bool { return l == w || strings.HasPrefix(l, w+" ") }) {
+			t.Errorf("/metrics lacks %s", w)
+		}
+	}
+	return body
+}
 
 func scrape(t *testing.T, base string) string {
 	t.Helper()
@@ -30,24 +49,20 @@ func scrape(t *testing.T, base string) string {
 }
 
 func TestMetricsCountTurnsInboundAndRejectedRequests(t *testing.T) {
-	t.Setenv("OPENAI_API_KEY", "")
-	t.Setenv("ANTHROPIC_API_KEY", "")
-	cfg := DefaultConfig()
+	cfg := demoConfig(t)
 	cfg.Events.Secret = "s3cret"
 	base := startGateway(t, cfg)
 	for _, text := range []string{"hi", "again"} {
-		if status, v := postJSON(t, base+"/v1/chat", `{"chat":"web:m","text":"`+text+`"}`); status != 200 {
+		if status, v := e2e.PostJSON(t, base+"/v1/chat", `{"chat":"web:m","text":"`+text+`"}`); status != 200 {
 			t.Fatalf("chat: %d %v", status, v)
 		}
 	}
-	if status, _ := postJSON(t, base+"/v1/events", `{"chat":"web:m","text":"x"}`, "Authorization", "Bearer wrong"); status != 401 {
+	if status, _ := e2e.PostJSON(t, base+"/v1/events", `{"chat":"web:m","text":"x"}`, "Authorization", "Bearer wrong"); status != 401 {
 		t.Fatalf("bad event auth: %d, want 401", status)
 	}
 	// The web reply reaches its request before the engine records the
 	// turn's delivery: wait for the turn to settle.
-	quiesced(t, base, `botgw_turn_stage_seconds_count{stage="delivery"} 2`)
-	body := scrape(t, base)
-	for _, want := range []string{
+	body := settledMetrics(t, base, 2,
 		`botgw_turns_total{channel="web",outcome="ok"} 2`,
 		`botgw_inbound_total{channel="web",outcome="accepted"} 2`,
 		`botgw_http_requests_total{route="/v1/events",status="401"} 1`,
@@ -56,12 +71,7 @@ func TestMetricsCountTurnsInboundAndRejectedRequests(t *testing.T) {
 		`botgw_turn_stage_seconds_count{stage="delivery"} 2`,
 		`botgw_leases_held{channel="web"}`,
 		`botgw_state_bytes_count 2`,
-		`go_goroutines`,
-	} {
-		if !strings.Contains(body, want) {
-			t.Errorf("/metrics lacks %s", want)
-		}
-	}
+		`go_goroutines`)
 	if strings.Contains(body, "web:m") {
 		t.Error("/metrics names a chat key")
 	}
@@ -111,15 +121,13 @@ func TestLogWithoutRedactKeySaysHashesDifferBetweenReplicas(t *testing.T) {
 }
 
 func TestTurnLogLineCarriesTextOnlyWithLogContent(t *testing.T) {
-	t.Setenv("OPENAI_API_KEY", "")
-	t.Setenv("ANTHROPIC_API_KEY", "")
 	for _, content := range []bool{false, true} {
-		var buf syncBuffer
-		cfg := DefaultConfig()
+		var buf syncbuf.Buffer
+		cfg := demoConfig(t)
 		cfg.Log.Content = content
 		base := startGatewayWithLog(t, cfg, slog.New(slog.NewJSONHandler(&buf, nil)))
-		postJSON(t, base+"/v1/chat", `{"chat":"web:c","text":"secret plan"}`)
-		line := buf.line(`"msg":"turn"`)
+		e2e.PostJSON(t, base+"/v1/chat", `{"chat":"web:c","text":"secret plan"}`)
+		line := buf.Line(`"msg":"turn"`)
 		if line == "" {
 			t.Fatalf("content=%v: no turn log line in %s", content, buf.String())
 		}
@@ -134,34 +142,6 @@ func TestTurnLogLineCarriesTextOnlyWithLogContent(t *testing.T) {
 	}
 }
 
-// syncBuffer collects log output written from several goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// line returns the first line containing s.
-func (b *syncBuffer) line(s string) string {
-	for l := range strings.Lines(b.String()) {
-		if strings.Contains(l, s) {
-			return l
-		}
-	}
-	return ""
-}
-
 // TestMetricsShowProviderRetries: a 500 the SDK retried is visible in
 // /metrics although the user got an answer (the turn counts as ok).
 func TestMetricsShowProviderRetries(t *testing.T) {
@@ -170,22 +150,15 @@ func TestMetricsShowProviderRetries(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Provider = ProviderConfig{Kind: "openai", BaseURL: fake.URL + "/v1", APIKey: "sk-test", Model: "gpt-4o-mini", MaxRetries: &one}
 	base := startGateway(t, cfg)
-	if _, v := postJSON(t, base+"/v1/chat", `{"chat":"web:r","text":"hello"}`); v["reply"] != "You said: hello" {
+	if _, v := e2e.PostJSON(t, base+"/v1/chat", `{"chat":"web:r","text":"hello"}`); v["reply"] != "You said: hello" {
 		t.Fatalf("reply = %v, want the answer after the retry", v)
 	}
 	// The web reply reaches its request before the engine records the
 	// turn's delivery: wait for the turn to settle.
-	quiesced(t, base, `botgw_turn_stage_seconds_count{stage="delivery"} 1`)
-	body := scrape(t, base)
-	for _, want := range []string{
+	settledMetrics(t, base, 1,
 		`botgw_provider_requests_total{provider="openai/gpt-4o-mini",status="500"} 1`,
 		`botgw_provider_requests_total{provider="openai/gpt-4o-mini",status="200"} 1`,
 		`botgw_provider_retries_total{provider="openai/gpt-4o-mini"} 1`,
 		`botgw_turns_total{channel="web",outcome="ok"} 1`,
-		`botgw_work_due_chats 0`,
-	} {
-		if !strings.Contains(body, want+"\n") {
-			t.Errorf("/metrics lacks %s", want)
-		}
-	}
+		`botgw_work_due_chats 0`)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw/channels/web"
+	"github.com/botgw/botgw/internal/e2e"
 	"github.com/botgw/botgw/providers/providertest"
 )
 
@@ -35,11 +36,11 @@ func TestOpenAIErrorsGiveAnApologyAndKeepTheMessage(t *testing.T) {
 				Model: "gpt-4o-mini", MaxRetries: &none}
 			base := startGateway(t, cfg)
 
-			_, v := postJSON(t, base+"/v1/chat", `{"chat":"web:p","text":"where is the theatre?"}`)
+			_, v := e2e.PostJSON(t, base+"/v1/chat", `{"chat":"web:p","text":"where is the theatre?"}`)
 			if reply, _ := v["reply"].(string); !strings.HasPrefix(reply, "Sorry") {
 				t.Fatalf("reply after %d = %q, want the apology", status, reply)
 			}
-			_, v = postJSON(t, base+"/v1/chat", `{"chat":"web:p","text":"hello again"}`)
+			_, v = e2e.PostJSON(t, base+"/v1/chat", `{"chat":"web:p","text":"hello again"}`)
 			if v["reply"] != "You said: hello again" {
 				t.Fatalf("second reply = %v", v)
 			}

@@ -14,6 +14,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/botgw/botgw/internal/e2e"
+	"github.com/botgw/botgw/internal/syncbuf"
 )
 
 // With log.redact_chats on and log.content off, a turn, a corrupt pending
@@ -31,7 +34,7 @@ func TestLogsKeepPlayersPrivate(t *testing.T) {
 	)
 	store := "sqlite://" + filepath.Join(t.TempDir(), "whatsapp.db")
 	linkTestDevice(t, store)
-	p := writeFile(t, fmt.Sprintf(`
+	p := e2e.WriteFile(t, fmt.Sprintf(`
 redis: {%s, key_prefix: %s}
 provider: {kind: fake}
 admin: {token: privacy-admin-token-0123456789}
@@ -44,7 +47,7 @@ channels:
 	if err != nil {
 		t.Fatal(err)
 	}
-	var buf syncBuffer
+	var buf syncbuf.Buffer
 	base := startGatewayWithLog(t, cfg, NewLogger(cfg.Log, &buf))
 
 	chat(t, base, chatKey, "my "+secret+" password is 447700900123")
@@ -53,7 +56,7 @@ channels:
 		t.Fatal(err)
 	}
 	chat(t, base, chatKey, "still "+secret+"?")
-	status, _ := postJSON(t, base+"/v1/admin/chats/"+url.PathEscape(chatKey)+"/reset", "{}",
+	status, _ := e2e.PostJSON(t, base+"/v1/admin/chats/"+url.PathEscape(chatKey)+"/reset", "{}",
 		"Authorization", "Bearer privacy-admin-token-0123456789")
 	if status != 200 {
 		t.Fatalf("admin reset: %d", status)

@@ -2,14 +2,14 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/botgw/botgw/internal/e2e"
 )
 
 // startGateway runs Serve in-process on a free loopback port and returns
@@ -51,40 +51,26 @@ func startGatewayWithLog(t testing.TB, cfg Config, log *slog.Logger) string {
 	return ""
 }
 
-func postJSON(t *testing.T, url, body string, header ...string) (int, map[string]any) {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	var v map[string]any
-	if err := json.Unmarshal(b, &v); err != nil {
-		t.Fatalf("%s: non-JSON answer %d %q", url, res.StatusCode, b)
-	}
-	return res.StatusCode, v
+// demoConfig is DefaultConfig on the demo provider, whatever model API
+// keys the environment holds.
+func demoConfig(t *testing.T) Config {
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	return DefaultConfig()
 }
 
 func TestDefaultGatewayChatsOverHTTP(t *testing.T) {
-	t.Setenv("OPENAI_API_KEY", "")
-	t.Setenv("ANTHROPIC_API_KEY", "")
-	base := startGateway(t, DefaultConfig())
-	status, v := postJSON(t, base+"/v1/chat", `{"chat":"web:a","text":"hi"}`)
+	base := startGateway(t, demoConfig(t))
+	status, v := e2e.PostJSON(t, base+"/v1/chat", `{"chat":"web:a","text":"hi"}`)
 	if status != 200 || !strings.Contains(v["reply"].(string), `"hi"`) {
 		t.Fatalf("first turn: %d %v", status, v)
 	}
-	_, v = postJSON(t, base+"/v1/chat", `{"chat":"web:a","text":"second"}`)
+	_, v = e2e.PostJSON(t, base+"/v1/chat", `{"chat":"web:a","text":"second"}`)
 	if reply := v["reply"].(string); !strings.Contains(reply, `"hi"`) || !strings.Contains(reply, "2 messages") {
 		t.Errorf("second reply does not remember the first message: %q", reply)
 	}
 	for body, field := range map[string]string{`{"text":"x"}`: "chat", `{"chat":"web:a"}`: "text", `{"chat":"slack:C1","text":"x"}`: "chat", `{`: "body"} {
-		if status, v := postJSON(t, base+"/v1/chat", body); status != 400 || !strings.HasPrefix(v["error"].(string), field) {
+		if status, v := e2e.PostJSON(t, base+"/v1/chat", body); status != 400 || !strings.HasPrefix(v["error"].(string), field) {
 			t.Errorf("%s: %d %v, want 400 naming %s", body, status, v, field)
 		}
 	}

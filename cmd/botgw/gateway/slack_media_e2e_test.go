@@ -42,7 +42,7 @@ channels:
 log: {level: warn, format: text}
 `, redisURL, time.Now().UnixNano(), llm.URL+"/v1", stt.URL, api.URL))
 	for i, body := range shares {
-		if code := postSlack(t, base, body, "e2e-signing-secret", time.Now(), ""); code != http.StatusOK {
+		if code := postSlack(base, body, "e2e-signing-secret", time.Now(), ""); code != http.StatusOK {
 			t.Fatalf("file_share answered %d, want 200", code)
 		}
 		wait.Eventually(t, "the condition", func() bool { return len(api.Sent()) == i+1 })

@@ -86,7 +86,7 @@ log: {level: error, format: text}
 		wait.Eventually(t, "the condition", func() bool { return sentTo(tg, chat) >= 1 })
 	}
 	wait.Eventually(t, "the condition", func() bool {
-		code := postSlack(t, r.base, slackEvent, strangerSlackSecret, time.Now(), "1")
+		code := postSlack(r.base, slackEvent, strangerSlackSecret, time.Now(), "1")
 		return code == http.StatusOK && len(sl.CallsTo("chat.postMessage")) >= 1
 	})
 	quiesced(t, r.base)

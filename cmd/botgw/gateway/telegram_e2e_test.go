@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/botgw/botgw/channels/channeltest"
-	"github.com/botgw/botgw/internal/wait"
 )
 
 const e2eBotToken = "7000000001:AAH-e2e_Token"
@@ -32,17 +31,7 @@ channels:
 	if err != nil {
 		t.Fatal(err)
 	}
-	post := func(secret string) int {
-		req, _ := http.NewRequest(http.MethodPost, base+"/webhooks/telegram", strings.NewReader(string(update)))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("X-Telegram-Bot-Api-Secret-Token", secret)
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Body.Close()
-		return res.StatusCode
-	}
+	post := func(secret string) int { return postTelegram(base, secret, string(update)) }
 	if code := post("wrong"); code != http.StatusUnauthorized {
 		t.Errorf("wrong secret: %d, want 401", code)
 	}
@@ -52,15 +41,8 @@ channels:
 	if code := post("e2e-secret"); code != http.StatusOK { // Telegram redelivers
 		t.Fatalf("redelivered update: %d, want 200", code)
 	}
-	wait.Eventually(t, "the condition", func() bool { return len(api.CallsTo("sendMessage")) > 0 })
-	// the redelivery was refused as a duplicate and no turn is left to run
-	quiesced(t, base, `botgw_inbound_total{channel="telegram",outcome="duplicate"} 1`,
-		`botgw_deliveries_total{channel="telegram",result="ok"} 1`)
-	msgs := api.CallsTo("sendMessage")
-	if len(msgs) != 1 {
-		t.Fatalf("sendMessage called %d times, want 1 (the redelivery is a duplicate)", len(msgs))
-	}
-	if msgs[0].Params["chat_id"] != "123456789" || !strings.Contains(msgs[0].Params["text"], "Where is the next clue?") {
-		t.Errorf("sendMessage = %v", msgs[0].Params)
+	msg := answeredOnce(t, base, "telegram", func() []channeltest.APICall { return api.CallsTo("sendMessage") })
+	if msg.Params["chat_id"] != "123456789" || !strings.Contains(msg.Params["text"], "Where is the next clue?") {
+		t.Errorf("sendMessage = %v", msg.Params)
 	}
 }

@@ -60,16 +60,8 @@ func BenchmarkTelegramTurn(b *testing.B) {
 		update := fmt.Sprintf(`{"update_id":%d,"message":{"message_id":%d,"date":1732270000,`+
 			`"chat":{"id":%d,"type":"private","first_name":"Ada"},"from":{"id":%d,"is_bot":false,"first_name":"Ada"},`+
 			`"text":"I'm at the clock tower, where is the next clue?"}}`, i+1, i+1, chat, chat)
-		req, _ := http.NewRequest(http.MethodPost, base+"/webhooks/telegram", strings.NewReader(update))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("X-Telegram-Bot-Api-Secret-Token", "bench-secret")
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		res.Body.Close()
-		if res.StatusCode != http.StatusOK {
-			b.Fatalf("webhook: %d", res.StatusCode)
+		if code := postTelegram(base, "bench-secret", update); code != http.StatusOK {
+			b.Fatalf("webhook: %d", code)
 		}
 		select {
 		case got := <-replies:

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/botgw/botgw/internal/e2e"
+	"github.com/botgw/botgw/internal/syncbuf"
 )
 
 // dockerCmd is the image's default command line (the Dockerfile's CMD).
@@ -43,24 +46,17 @@ func TestDockerDefaultCommandServesNoOpenWebChat(t *testing.T) {
 	}
 	cmd := exec.Command(binary(t), args...)
 	cmd.Env = append(os.Environ(), "BOTGW_CONFIG=", "OPENAI_API_KEY=", "ANTHROPIC_API_KEY=")
-	var out syncBuffer // written by the process's copy goroutines
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() })
+	var p process
+	var out syncbuf.Buffer
+	p.run(t, cmd, &out)
+	t.Cleanup(func() {
+		p.terminate(t, "gateway", os.Interrupt, 30*time.Second)
+		if t.Failed() {
+			t.Logf("gateway output:\n%s", out.String())
+		}
+	})
 	base := "http://127.0.0.1:" + port
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		if res, err := http.Get(base + "/healthz"); err == nil {
-			res.Body.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no /healthz within 15s:\n%s", out.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	e2e.AwaitHealthy(t, base, "the image's default command")
 	res, err := http.Post(base+"/v1/chat", "application/json", strings.NewReader(`{"chat":"web:a","text":"hi"}`))
 	if err != nil {
 		t.Fatal(err)
@@ -75,21 +71,19 @@ func TestDockerDefaultCommandServesNoOpenWebChat(t *testing.T) {
 }
 
 func TestCrossOriginChatIsRefusedAndNothingStored(t *testing.T) {
-	t.Setenv("OPENAI_API_KEY", "")
-	t.Setenv("ANTHROPIC_API_KEY", "")
-	base := startGateway(t, DefaultConfig())
-	status, v := postJSON(t, base+"/v1/chat", `{"chat":"web:victim","text":"spend tokens"}`, "Origin", "https://evil.example")
+	base := startGateway(t, demoConfig(t))
+	status, v := e2e.PostJSON(t, base+"/v1/chat", `{"chat":"web:victim","text":"spend tokens"}`, "Origin", "https://evil.example")
 	if status != http.StatusForbidden || !strings.HasPrefix(v["error"].(string), "origin") {
 		t.Fatalf("cross-origin POST: %d %v, want 403 naming origin", status, v)
 	}
-	status, v = postJSON(t, base+"/v1/chat", `{"chat":"web:victim","text":"hello"}`, "Origin", base)
+	status, v = e2e.PostJSON(t, base+"/v1/chat", `{"chat":"web:victim","text":"hello"}`, "Origin", base)
 	if status != 200 {
 		t.Fatalf("same-origin POST: %d %v", status, v)
 	}
 	if reply := v["reply"].(string); strings.Contains(reply, "spend tokens") || !strings.Contains(reply, "first message") {
 		t.Errorf("the refused message reached the conversation: %q", reply)
 	}
-	status, _ = postJSON(t, base+"/v1/chat", `{"chat":"web:curl","text":"hi"}`) // the README's curl tour
+	status, _ = e2e.PostJSON(t, base+"/v1/chat", `{"chat":"web:curl","text":"hi"}`) // the README's curl tour
 	if status != 200 {
 		t.Errorf("curl on loopback: %d", status)
 	}

@@ -46,10 +46,8 @@ func linkedStore(t *testing.T, number string) string {
 // 463 — with its end, and an operator lifts it from there for every
 // replica.
 func TestConsoleShowsAndLiftsTheWhatsAppHold(t *testing.T) {
-	t.Setenv("OPENAI_API_KEY", "")
-	t.Setenv("ANTHROPIC_API_KEY", "")
 	m := miniredis.RunT(t)
-	cfg := DefaultConfig()
+	cfg := demoConfig(t)
 	cfg.Redis.URL = "redis://" + m.Addr()
 	cfg.Admin.Token = "op-token-789"
 	// The proxy refuses at once: no network, the session stays disconnected.
@@ -62,10 +60,7 @@ func TestConsoleShowsAndLiftsTheWhatsAppHold(t *testing.T) {
 
 	ctx := browser(t)
 	err := chromedp.Do(ctx,
-		chromedp.Navigate(base+"/admin"),
-		chromedp.WaitVisible(chromedp.CSS("#token")),
-		chromedp.SendKeys(chromedp.CSS("#token"), cfg.Admin.Token),
-		chromedp.Click(chromedp.CSS("#enter")),
+		adminLogin(base, cfg.Admin.Token),
 		chromedp.WaitVisible(chromedp.CSS("#wa-hold")),
 	)
 	if err != nil {
