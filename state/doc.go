@@ -51,7 +51,9 @@
 // On a single node Append writes the input and the work mark in one script,
 // so an error means nothing was stored. On a cluster the mark goes second;
 // Repair (every RepairInterval, RunRepair) marks chats that have pending
-// input or an outbox but no mark.
+// input or an outbox but no mark. There Finish parks the mark (due after
+// the worker's lease) before its script and settles it after, so a worker
+// that dies in between leaves its chat due, not unmarked.
 //
 // Scripts (lua/*.lua) are loaded when the store opens and run with EVALSHA;
 // times are passed in from Go, never read from the server's clock.

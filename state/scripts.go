@@ -31,6 +31,8 @@ var (
 	releaseSrc string
 	//go:embed lua/claim.lua
 	claimSrc string
+	//go:embed lua/unmark.lua
+	unmarkSrc string
 	//go:embed lua/progress.lua
 	progressSrc string
 )
@@ -44,14 +46,15 @@ var (
 	renewScript      = redis.NewScript(renewSrc)
 	releaseScript    = redis.NewScript(releaseSrc)
 	claimScript      = redis.NewScript(claimSrc)
+	unmarkScript     = redis.NewScript(unmarkSrc)
 	progressScript   = redis.NewScript(progressSrc)
 	streamNextScript = redis.NewScript(streamNextSrc)
 	leaseScript      = redis.NewScript(streamLeaseSrc)
 
 	allScripts = []*redis.Script{
 		appendScript, beginScript, commitScript, deliveredScript,
-		finishScript, renewScript, releaseScript, claimScript, progressScript,
-		streamNextScript, leaseScript,
+		finishScript, renewScript, releaseScript, claimScript, unmarkScript,
+		progressScript, streamNextScript, leaseScript,
 	}
 )
 

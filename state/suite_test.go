@@ -47,6 +47,8 @@ func runSuite(t *testing.T, newH newHarness) {
 		{"FinishMore", testFinishMore},
 		{"FinishNextMoreRecovers", testFinishNextMoreRecovers},
 		{"FinishNextLeftoversNeedTheLease", testFinishNextLeftoversNeedTheLease},
+		{"FinishDiesAfterTheScript", testFinishDiesAfterTheScript},
+		{"FinishIdleKeepsLateInput", testFinishIdleKeepsLateInput},
 		{"DueReclaims", testDueReclaims},
 		{"BusyChatDueWhenLeaseRunsOut", testBusyChatDueWhenLeaseRunsOut},
 		{"DueLimit", testDueLimit},

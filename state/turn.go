@@ -16,9 +16,10 @@ import (
 )
 
 // Append stores in at the tail of its chat's pending list and marks the chat
-// as having work. The work mark is added only when absent (ZADD NX): a chat
-// under a steady stream of input still becomes due one visibility timeout
-// after its first unhandled message. An empty in.ID is not deduplicated.
+// as having work. The work mark is added only when absent (ZADD NX; on a
+// cluster ZADD LT, see markLT): a chat under a steady stream of input
+// still becomes due one visibility timeout after its first unhandled
+// message. An empty in.ID is not deduplicated.
 //
 // Append returns nil exactly when the input is durable. On a single node
 // the input and its mark are one script, so an error means nothing was
@@ -48,7 +49,7 @@ func (s *Store) Append(ctx context.Context, in botgw.Inbound) error {
 	}
 	n, err := s.run(ctx, appendScript, true, keys, args...).Int()
 	if err == nil {
-		if merr := s.markNX(ctx, ks, now+ms(s.opts.Visibility)); merr != nil {
+		if merr := s.markLT(ctx, ks, now+ms(s.opts.Visibility)); merr != nil {
 			s.log.Warn("input stored without its work mark; the repair scan restores it", "chat", in.Chat, "err", merr)
 		}
 	}

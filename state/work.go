@@ -18,10 +18,12 @@ import (
 // visibility timeout). Append adds it, Due claims and re-hides it, Finish
 // clears it once the chat is idle.
 
-// markNX sets the chat's work mark to become due at unix ms due, unless
-// the chat already has one.
-func (s *Store) markNX(ctx context.Context, ks chatKeys, due int64) error {
-	return s.c.ZAddNX(ctx, ks.work, redis.Z{Score: float64(due), Member: ks.member}).Err()
+// markLT sets the chat's work mark to become due at unix ms due, unless
+// the chat has one due sooner. That is ZADD NX for every mark but the one
+// a finishing worker parks beyond any Append's (finishCluster): an Append
+// moves that one, which tells the worker that input came.
+func (s *Store) markLT(ctx context.Context, ks chatKeys, due int64) error {
+	return s.c.ZAddLT(ctx, ks.work, redis.Z{Score: float64(due), Member: ks.member}).Err()
 }
 
 // mark sets the chat's work mark to become due at unix ms due.
@@ -35,14 +37,15 @@ func (s *Store) mark(ctx context.Context, ks chatKeys, due int64) error {
 // so the chat is recovered if this worker dies before it is done. On a
 // single node that is one script, one round trip.
 //
-// On a cluster the work zset is in another slot, so the mark is cleared
-// before the script and put back after it when needed. No input is
-// stranded without a mark: Append pushes the input before it adds the
-// mark, and Finish removes the mark before its script looks at the pending
-// list (through ordered, which keeps that order). If the input landed
-// first, the script sees it and keeps the chat; if not, the ingress's mark
-// comes after the removal and stays. (If the ingress's mark fails, or its
-// replica dies between the two, Repair puts it back.)
+// On a cluster the work zset is in another slot, so the mark is handled
+// in steps around the script, none of which strands a chat should this
+// worker die after it (finishCluster). Nor is input stranded: Append
+// pushes the input before it adds the mark, and Finish parks the mark
+// before its script looks at the pending list (through ordered, which
+// keeps that order). If the input landed first, the script sees it and
+// keeps the chat; if not, the ingress's mark moves the parked one, which
+// then stays. (If the ingress's mark fails, or its replica dies between
+// the two, Repair puts it back.)
 func (s *Store) Finish(ctx context.Context, k botgw.ChatKey, lease string, delivered []string) (bool, error) {
 	return s.finish(ctx, k, lease, delivered, 0)
 }
@@ -128,15 +131,27 @@ func (s *Store) FinishNext(ctx context.Context, k botgw.ChatKey, lease string, d
 	return botgw.Snapshot{}, false, fmt.Errorf("finish chat %s: script returned %T", k, res)
 }
 
-// finishCluster is Finish on a cluster: clear the mark, run the script on
-// the chat's slot, put the mark back unless the chat went idle.
+// finishCluster is Finish on a cluster. Before the script runs on the
+// chat's slot, the mark is parked: due once this worker's lease will have
+// run out (plus a visibility timeout, which puts it beyond any Append's
+// due time, and half a millisecond, which no Append's whole-ms due time
+// equals). After the script it is put back, due as usual, when work
+// remains, or removed when the chat went idle, unless an Append moved it
+// meanwhile (markLT; unmark.lua). A worker that dies between the steps
+// leaves the parked mark, so its chat comes due once its lease ran out;
+// removing the mark first, as a single node's script does, would leave a
+// chat whose worker died before putting it back unmarked, with its input
+// pending, until the next Repair.
 // With wait (replies were delivered) and MinReplicas, the script runs on
-// its own after the mark's removal, followed by WAIT (replicas.go).
+// its own after the mark is parked, followed by WAIT (replicas.go).
 func (s *Store) finishCluster(ctx context.Context, ks chatKeys, due int64, wait bool, args []any) (int64, error) {
 	keys := []string{ks.lease, ks.pending, ks.outbox, ks.state}
 	wait = wait && s.opts.MinReplicas > 0
+	parked := float64(s.nowMs()+ms(s.opts.LeaseTTL)+ms(s.opts.Visibility)) + 0.5
 	var res *redis.Cmd
-	steps := []func(p redis.Pipeliner){func(p redis.Pipeliner) { p.ZRem(ctx, ks.work, ks.member) }}
+	steps := []func(p redis.Pipeliner){func(p redis.Pipeliner) {
+		p.ZAdd(ctx, ks.work, redis.Z{Score: parked, Member: ks.member})
+	}}
 	if !wait {
 		steps = append(steps, func(p redis.Pipeliner) { res = finishScript.EvalSha(ctx, p, keys, args...) })
 	}
@@ -148,12 +163,18 @@ func (s *Store) finishCluster(ctx context.Context, ks chatKeys, due int64, wait 
 	if err == nil {
 		code, err = res.Int64()
 	}
-	if err != nil || code != 0 {
-		// More work, a lost lease (its new holder's mark was just removed)
-		// or an unknown outcome: put the mark back.
-		if merr := s.mark(ctx, ks, due); merr != nil && err == nil {
-			err = merr
+	if err == nil && code == 0 {
+		// Idle: should the removal fail, the parked mark costs one claim
+		// that finds nothing to do.
+		if uerr := unmarkScript.Run(ctx, s.c, []string{ks.work}, ks.member, parked).Err(); uerr != nil {
+			s.log.Debug("clear an idle chat's work mark", "chat", ks.member, "err", uerr)
 		}
+		return 0, nil
+	}
+	// More work, a lost lease (its new holder's mark was just parked) or
+	// an unknown outcome: put the mark back, due as usual.
+	if merr := s.mark(ctx, ks, due); merr != nil && err == nil {
+		err = merr
 	}
 	return code, err
 }
