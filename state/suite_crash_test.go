@@ -12,7 +12,7 @@ import (
 )
 
 // scriptHook is a Redis hook that runs a step of the test right after a
-// given script ran: input arriving at that moment, or the worker's
+// given script ran (not after an EVALSHA refused with NOSCRIPT): input arriving at that moment, or the worker's
 // process dying there, after which every command of the store fails until
 // revive (another replica goes on with the same client).
 type scriptHook struct {
@@ -57,9 +57,9 @@ func (k *scriptHook) process(cmds []redis.Cmder, run func() error) error {
 		}
 		return errKilled
 	}
-	err := run()
+	err := run() // a command's own error is set on it only after the hooks
 	for _, c := range cmds {
-		if args := c.Args(); len(args) > 1 && (args[1] == k.sc.Hash() || args[1] == k.src) {
+		if args := c.Args(); err == nil && len(args) > 1 && (args[1] == k.sc.Hash() || args[1] == k.src) {
 			if then := k.next.Swap(nil); then != nil {
 				(*then)()
 			}
