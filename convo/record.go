@@ -3,6 +3,7 @@ package convo
 import (
 	"context"
 	"errors"
+	"net"
 	"time"
 
 	"github.com/botgw/botgw"
@@ -30,7 +31,8 @@ const maxTakeoverGrace = 2 * time.Second
 
 // takeoverGrace is Config.TakeoverGrace or its default: one lease TTL
 // (three renewal periods), at most maxTakeoverGrace. The recorder retries
-// every quarter of it (retryStore), so a record lands within one retry of
+// at least every quarter of it, and every unreachableRetry while Redis
+// cannot be reached (retryStore), so a record lands within one retry of
 // Redis being back.
 func (e *Engine) takeoverGrace() time.Duration {
 	if e.cfg.TakeoverGrace > 0 {
@@ -54,14 +56,22 @@ func (e *Engine) takeOver(ctx context.Context, k botgw.ChatKey, snap botgw.Snaps
 	return e.deps.Store.Begin(ctx, k, snap.Lease)
 }
 
-// retryStore runs op until it succeeds, with exponential backoff up to a
-// quarter of the takeover grace, each attempt bounded by half of it.
-// failed hears of the first failure. It gives up only when the engine is
+// unreachableRetry is how soon retryStore tries again after an attempt
+// that could not reach Redis at all (a dial error). Such an attempt costs
+// Redis nothing, and go-redis fails it at once while its pool waits for a
+// probe dial to succeed (one a second, after as many failed dials as the
+// pool has connections), so only a short wait after that probe keeps the
+// record well inside the takeover grace once Redis is back.
+const unreachableRetry = 50 * time.Millisecond
+
+// retryStore runs op until it succeeds, each attempt bounded by half the
+// takeover grace, waiting between attempts as retryDelay says. failed
+// hears of the first failure. It gives up only when the engine is
 // cancelled for good (Close past its deadline) and returns the last error.
 func (e *Engine) retryStore(op func(ctx context.Context) error, failed func(error)) error {
 	attemptTimeout := max(e.takeoverGrace()/2, 100*time.Millisecond)
 	ceiling := max(e.takeoverGrace()/4, 10*time.Millisecond)
-	delay := min(50*time.Millisecond, ceiling)
+	var delay time.Duration
 	for i := 0; ; i++ {
 		ctx, cancel := context.WithTimeout(e.ctx, attemptTimeout)
 		err := op(ctx)
@@ -72,6 +82,7 @@ func (e *Engine) retryStore(op func(ctx context.Context) error, failed func(erro
 		if i == 0 {
 			failed(err)
 		}
+		delay = retryDelay(delay, ceiling, err)
 		t := time.NewTimer(delay)
 		select {
 		case <-e.ctx.Done():
@@ -79,8 +90,18 @@ func (e *Engine) retryStore(op func(ctx context.Context) error, failed func(erro
 			return err
 		case <-t.C:
 		}
-		delay = min(2*delay, ceiling)
 	}
+}
+
+// retryDelay is the wait after a failed attempt, given the wait before it
+// (0 after the first): exponential from 50 ms up to ceiling, but never
+// more than unreachableRetry after an attempt that could not reach Redis.
+func retryDelay(prev, ceiling time.Duration, err error) time.Duration {
+	d := min(max(2*prev, 50*time.Millisecond), ceiling)
+	if op := (*net.OpError)(nil); errors.As(err, &op) && op.Op == "dial" {
+		d = min(d, unreachableRetry)
+	}
+	return d
 }
 
 // keepProgress records in the outbox how many parts of a split reply the

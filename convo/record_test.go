@@ -3,6 +3,8 @@ package convo
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -11,6 +13,7 @@ import (
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/internal/wait"
 	"github.com/botgw/botgw/providers/fake"
+	"github.com/redis/go-redis/v9"
 )
 
 var errRedisAway = errors.New("redis: connection refused")
@@ -168,5 +171,44 @@ func TestSplitReplyProgressSurvivesTheReplica(t *testing.T) {
 	sent := b.ch.Wait(t, 1, 10*time.Second)
 	if sent[0].ID != "re-1" || sent[0].Sent != 1 {
 		t.Errorf("the other replica sent %+v, want re-1 resuming after the 1 part taken", sent[0])
+	}
+}
+
+// While Redis cannot be reached, a delivery record is retried within
+// unreachableRetry, not after the whole backoff: go-redis fails such an
+// attempt at once (after as many failed dials as its pool has connections,
+// until a probe dial succeeds), and the record has to land well inside the
+// takeover grace once Redis is back. Other failures back off as before.
+func TestRecordRetriesSoonWhileRedisIsUnreachable(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	rc := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 1, DialerRetries: 1, MaxRetries: -1})
+	defer rc.Close()
+	ctx := context.Background()
+	refused := rc.Ping(ctx).Err()    // a dial that failed
+	failedFast := rc.Ping(ctx).Err() // the pool refusing to dial until its probe succeeds
+	if refused == nil || failedFast == nil {
+		t.Fatalf("Redis at a closed port answered: %v, %v", refused, failedFast)
+	}
+	const ceiling = 500 * time.Millisecond
+	for _, err := range []error{refused, failedFast} {
+		var d time.Duration
+		for range 10 {
+			d = retryDelay(d, ceiling, fmt.Errorf("delivered: %w", err))
+		}
+		if d > unreachableRetry {
+			t.Errorf("after %q the record waits %s, want at most %s", err, d, unreachableRetry)
+		}
+	}
+	var d time.Duration
+	for range 10 {
+		d = retryDelay(d, ceiling, errors.New("OOM command not allowed when used memory > 'maxmemory'"))
+	}
+	if d != ceiling {
+		t.Errorf("a Redis that answers with an error: the record waits %s after ten attempts, want the ceiling %s", d, ceiling)
 	}
 }
