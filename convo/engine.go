@@ -31,7 +31,7 @@ type Config struct {
 	StateTTL          time.Duration       // sliding expiry of a conversation; default 24h
 	TurnTimeout       time.Duration       // deadline of one turn's provider work; default 2m
 	PollInterval      time.Duration       // how often to look for orphaned work; default 1s
-	LeaseRenew        time.Duration       // how often a running turn renews its lease; default 10s
+	LeaseRenew        time.Duration       // how often a running turn renews its lease; default a third of the store's lease TTL
 	MaxToolCalls      int                 // per turn; default 5
 	Apology           string              // reply when the provider failed
 	UnsupportedNotice string              // reply to media the gateway cannot read
@@ -72,7 +72,6 @@ func (c Config) withDefaults() Config {
 	def(&c.StateTTL, 24*time.Hour)
 	def(&c.TurnTimeout, 2*time.Minute)
 	def(&c.PollInterval, time.Second)
-	def(&c.LeaseRenew, 10*time.Second)
 	if c.MaxToolCalls <= 0 {
 		c.MaxToolCalls = 5
 	}
@@ -179,6 +178,9 @@ func New(cfg Config, deps Deps) (*Engine, error) {
 		deps.Clock = realClock{}
 	}
 	cfg = cfg.withDefaults()
+	if cfg.LeaseRenew <= 0 {
+		cfg.LeaseRenew = max(deps.Store.LeaseTTL()/3, time.Millisecond)
+	}
 	if deps.Count == nil {
 		deps.Count = roughTokens
 	}

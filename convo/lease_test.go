@@ -188,13 +188,14 @@ func (b *beginCounter) Begin(ctx context.Context, k botgw.ChatKey, lease string)
 // A turn that waits on the model longer than its lease keeps its chat: the
 // replica renews the leases of all its waiting chats together, in one call
 // a renewal, and the other replica, polling all along, takes none of them.
+// The renewal interval is the default one, a third of the store's lease.
 func TestWaitingTurnsKeepTheirLeasesRenewedTogether(t *testing.T) {
 	stores := openShared(t, 2, fastStore) // lease 1s
 	counted := &renewCounter{Store: stores[0]}
 	slow := fake.New()
 	release := slow.Block()
 	defer release()
-	r := newRig(t, counted, slow, Config{LeaseRenew: time.Second / 3})
+	r := newRig(t, counted, slow, Config{})
 	chats := []botgw.ChatKey{{Channel: "test", ID: "a"}, {Channel: "test", ID: "b"}, {Channel: "test", ID: "c"}}
 	for i, k := range chats {
 		r.say(t, k, msgID(i), "slow question")

@@ -51,7 +51,7 @@ func TestVoiceNotesDoNotHoldTextTurnsBack(t *testing.T) {
 	}
 	reader := media.New(media.Config{}, media.Deps{Fetchers: map[string]botgw.MediaFetcher{"test": oggFetcher{}}, Transcriber: tr})
 	// the voice turns renew their leases while they wait, as a gateway's do
-	cfg := Config{LeaseRenew: fastStore.LeaseTTL / 3}
+	cfg := Config{}
 	r := newRig(t, openStore(t, false, fastStore), fake.New(), cfg, func(e *Engine) { e.deps.Media = reader })
 	const voices = 40
 	for i := range voices {

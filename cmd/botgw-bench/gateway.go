@@ -54,8 +54,7 @@ func startGateway(ctx context.Context, st *state.Store, apiURL string, o options
 			return nil, err
 		}
 	}
-	eng, err := convo.New(convo.Config{SystemPrompt: "You are the assistant of a location game.",
-		LeaseRenew: st.LeaseTTL() / 3}, deps)
+	eng, err := convo.New(convo.Config{SystemPrompt: "You are the assistant of a location game."}, deps)
 	if err != nil {
 		return nil, err
 	}
