@@ -25,7 +25,7 @@ func TestHundredTurnsStayWithinTheBudget(t *testing.T) {
 		e.deps.Count = func(h []botgw.Message) int { return compaction.CountMessages(counter, h) }
 	})
 	ctx := context.Background()
-	maxSize, location := 0, ""
+	maxSize, location, asked := 0, "", 0
 	for i := range 100 {
 		if i%10 == 0 {
 			location = fmt.Sprintf("User is at checkpoint %d", i/10)
@@ -35,11 +35,14 @@ func TestHundredTurnsStayWithinTheBudget(t *testing.T) {
 		}
 		r.say(t, testChat, msgID(i), fmt.Sprintf("turn %d: %s", i, strings.Repeat("tell me about the old town hall ", 8)))
 		r.ch.Wait(t, i+1, 5*time.Second)
-		req := prov.Requests()[i]
-		if n := compaction.CountMessages(counter, req.Messages); n > 2000 {
-			t.Fatalf("turn %d: request holds %d tokens, budget 2000", i, n)
+		reqs := prov.Requests() // a turn asked again (its lease lost under load) adds one
+		for _, req := range reqs[asked:] {
+			if n := compaction.CountMessages(counter, req.Messages); n > 2000 {
+				t.Fatalf("turn %d: request holds %d tokens, budget 2000", i, n)
+			}
 		}
-		if !hasEvent(req.Messages, location) {
+		asked = len(reqs)
+		if !hasEvent(reqs[asked-1].Messages, location) {
 			t.Fatalf("turn %d: the latest location %q is missing from the request", i, location)
 		}
 		info, err := st.Info(ctx, testChat)
