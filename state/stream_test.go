@@ -111,8 +111,17 @@ func seqs(recs []botgw.StreamRecord) []int64 {
 
 func testStreamNumbered(t *testing.T, h *harness) {
 	k := chat("num")
+	before := time.Now().Truncate(time.Millisecond)
 	commitRecords(t, h, k, []byte("a"), rec(k, "message", "hi"), rec(k, "reply", "hello"))
+	after := time.Now()
 	commitRecords(t, h, k, []byte("b"), rec(k, "message", "again"))
+	backlog, err := h.s.StreamBacklog(t.Context(), "webhook")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if backlog.Pending != 3 || backlog.Oldest.Before(before) || backlog.Oldest.After(after) {
+		t.Fatalf("backlog = %d records, oldest committed at %v; want 3, the first commit's time (%v to %v)", backlog.Pending, backlog.Oldest, before, after)
+	}
 	for _, sink := range []string{"webhook", "kafka"} {
 		got, _ := pending(t, h, sink, k)
 		if !slices.Equal(seqs(got), []int64{1, 2, 3}) {

@@ -90,8 +90,9 @@ func elems[T any](v any) []T {
 	return out
 }
 
-// stored is the part of a stored record the store itself reads.
+// stored is a stored record: the record and when it was committed.
 type stored struct {
+	botgw.StreamRecord
 	Ms int64 `json:"ms"`
 }
 
@@ -99,13 +100,9 @@ type stored struct {
 // committed. Its Seq and ID are those of the read that numbered it
 // (StreamBatch.Record), zero here.
 func DecodeStreamRecord(raw string) (botgw.StreamRecord, time.Time, error) {
-	var r botgw.StreamRecord
 	var st stored
-	if err := json.Unmarshal([]byte(raw), &r); err != nil {
-		return r, time.Time{}, fmt.Errorf("decode stream record: %w", err)
-	}
 	if err := json.Unmarshal([]byte(raw), &st); err != nil {
-		return r, time.Time{}, fmt.Errorf("decode stream record: %w", err)
+		return botgw.StreamRecord{}, time.Time{}, fmt.Errorf("decode stream record: %w", err)
 	}
-	return r, time.UnixMilli(st.Ms), nil
+	return st.StreamRecord, time.UnixMilli(st.Ms), nil
 }
