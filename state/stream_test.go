@@ -101,6 +101,17 @@ func ack(t *testing.T, h *harness, sink string, k botgw.ChatKey, b StreamBatch, 
 	return ok
 }
 
+// deliverAll has both sinks take everything k's unit holds.
+func deliverAll(t *testing.T, h *harness, k botgw.ChatKey) {
+	t.Helper()
+	for _, sink := range []string{"webhook", "kafka"} {
+		_, b := pending(t, h, sink, k)
+		if !ack(t, h, sink, k, b, len(b.Raws)) {
+			t.Fatalf("%s: ack refused", sink)
+		}
+	}
+}
+
 func seqs(recs []botgw.StreamRecord) []int64 {
 	var out []int64
 	for _, r := range recs {
@@ -147,12 +158,7 @@ func testStreamSeqOutlivesReset(t *testing.T, h *harness) {
 func testStreamSeqOutlivesDelivery(t *testing.T, h *harness) {
 	k := chat("gone")
 	commitRecords(t, h, k, []byte("a"), rec(k, "message", "hi"), rec(k, "reply", "yo"))
-	for _, sink := range []string{"webhook", "kafka"} {
-		_, b := pending(t, h, sink, k)
-		if !ack(t, h, sink, k, b, len(b.Raws)) {
-			t.Fatalf("%s: ack refused", sink)
-		}
-	}
+	deliverAll(t, h, k)
 	if err := h.s.Reset(t.Context(), k); err != nil {
 		t.Fatal(err)
 	}
@@ -262,12 +268,7 @@ func testStreamResetKeepsPendingSeq(t *testing.T, h *harness) {
 func testStreamPrune(t *testing.T, h *harness) {
 	k := chat("prune")
 	commitRecords(t, h, k, []byte("a"), rec(k, "message", "one"), rec(k, "reply", "two"))
-	for _, sink := range []string{"webhook", "kafka"} {
-		_, b := pending(t, h, sink, k)
-		if !ack(t, h, sink, k, b, len(b.Raws)) {
-			t.Fatalf("%s: ack refused", sink)
-		}
-	}
+	deliverAll(t, h, k)
 	if n, err := h.s.StreamPruneSeqs(t.Context(), time.Now().Add(time.Hour)); err != nil || n != 2 {
 		t.Fatalf("StreamPruneSeqs = %d, %v; want the chat's counter of each sink", n, err)
 	}
