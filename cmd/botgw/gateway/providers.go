@@ -117,8 +117,8 @@ func turnTimeout(pc ProviderConfig) time.Duration {
 }
 
 func attemptBudget(pc ProviderConfig) time.Duration {
-	t := cmp.Or(max(pc.Timeout, 0), 60*time.Second)
-	retries := 2 // the SDKs' default
+	t := cmp.Or(max(pc.Timeout, 0), openai.DefaultTimeout)
+	retries := openai.DefaultMaxRetries // the same for both SDKs (providers/internal/wire)
 	if pc.MaxRetries != nil {
 		retries = *pc.MaxRetries
 	}

@@ -21,29 +21,31 @@ const (
 )
 
 // Config configures one model on one server; each provider's Config is
-// this type.
+// this type. The config file's provider section is decoded by the
+// gateway (cmd/botgw/gateway.ProviderConfig), whose max_retries: 0 means
+// no retries and becomes a negative MaxRetries here.
 type Config struct {
 	// BaseURL is the API root; "" is the vendor's own host. For OpenAI,
 	// any compatible server works: Ollama http://localhost:11434/v1, vLLM,
 	// OpenRouter.
-	BaseURL string `yaml:"base_url"`
-	APIKey  string `yaml:"api_key"`
-	Model   string `yaml:"model"`
+	BaseURL string
+	APIKey  string
+	Model   string
 	// Timeout bounds each attempt; 0 means DefaultTimeout.
-	Timeout time.Duration `yaml:"timeout"`
+	Timeout time.Duration
 	// MaxTokens caps the reply; 0 is the provider's default (OpenAI: none,
 	// left to the server; Anthropic, whose API requires one:
 	// anthropic.DefaultMaxTokens).
-	MaxTokens   int      `yaml:"max_tokens"`
-	Temperature *float64 `yaml:"temperature"`
+	MaxTokens   int
+	Temperature *float64
 	// MaxRetries is how often the SDK retries a failed attempt (connection
 	// errors, timeouts, 408, 409, 429, 5xx incl. Anthropic's 529
 	// overloaded) with backoff and jitter, honouring Retry-After. 0 means
 	// DefaultMaxRetries; negative disables retries.
-	MaxRetries int `yaml:"max_retries"`
+	MaxRetries int
 	// Observe, if set, hears of every HTTP attempt (metrics): its status,
 	// 0 for a transport error or timeout, and whether it was a retry.
-	Observe func(status int, retry bool) `yaml:"-"`
+	Observe func(status int, retry bool)
 }
 
 // Check returns c with its defaults applied: BaseURL host when empty,
