@@ -11,10 +11,13 @@ import (
 )
 
 // maxIdlePerHost is how many idle connections a platform client keeps to
-// its API host: about as many as turns may deliver at once when a slow
-// model's turns end together, so a busy gateway reuses its TLS connections
-// instead of opening one per reply.
-const maxIdlePerHost = 256
+// its API host: as many as model calls may be in flight at once
+// (provider.max_concurrency's default). While a slow model works, every
+// waiting turn shows typing with a call of its own, and the replies of
+// turns that started together end together; a smaller pool would close
+// most of those connections after each burst and open them again for the
+// next. HTTP/2 hosts multiplex over one connection anyway.
+const maxIdlePerHost = 1024
 
 // HTTPClient is the client for a platform's Web API: a transport keeping
 // up to maxIdlePerHost idle connections per host, and timeout for each

@@ -15,11 +15,13 @@ import (
 	"github.com/go-telegram/bot"
 )
 
-// A gateway delivering many replies at once must reuse its connections to
-// the platform's API (each new one is a TCP and TLS handshake), not keep
-// two and open the rest again on every burst as net/http's default does.
+// A gateway making many calls at once must reuse its connections to the
+// platform's API (each new one is a TCP and TLS handshake), not keep a few
+// and open the rest again on every burst as net/http's default does: a
+// thousand players waiting on a slow model are each shown typing, and
+// their replies end together.
 func TestPlatformClientReusesConnectionsAcrossBursts(t *testing.T) {
-	const burst = 200
+	const burst = 1000
 	var opened atomic.Int64
 	release := make(chan struct{})
 	var inFlight sync.WaitGroup
