@@ -87,6 +87,22 @@ func TestStartTyping(t *testing.T) {
 	}
 }
 
+// A turn waiting on the model for longer than Telegram shows "typing"
+// (about 5 s) has the signal renewed.
+func TestTypingIsRenewedWhileTheTurnWaits(t *testing.T) {
+	ta := newTestAdapter(t, Config{}, "")
+	in := botgw.Inbound{Chat: botgw.ChatKey{Channel: Name, ID: "42"}}
+	stop := ta.StartTyping(t.Context(), in)
+	ta.api.WaitFor(func() bool { return len(ta.api.CallsTo("sendChatAction")) >= 2 }) // the renewal comes after typingEvery
+	stop()
+	calls := ta.api.CallsTo("sendChatAction")
+	for _, c := range calls {
+		if c.Params["chat_id"] != "42" || c.Params["action"] != "typing" {
+			t.Errorf("sendChatAction params = %v", c.Params)
+		}
+	}
+}
+
 func TestConfigValidate(t *testing.T) {
 	tests := []struct {
 		name string

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/botgw/botgw"
@@ -20,37 +21,50 @@ const typingEvery = 4 * time.Second // Telegram shows "typing" for about 5 s
 const maxActionAnswer = 64 << 10
 
 // StartTyping shows "typing…" in the chat of in, renewed every 4 s, until
-// stop is called or ctx ends. stop waits for the renewal goroutine, so no
-// typing signal follows the reply.
+// stop is called or ctx ends. Each signal is sent from a timer's goroutine,
+// so nothing waits between signals: a turn waiting on the model holds no
+// goroutine or ticker for its typing. stop waits for a signal in flight,
+// so none follows the reply.
 func (a *adapter) StartTyping(ctx context.Context, in botgw.Inbound) (stop func()) {
 	t, err := parseTarget(in.Chat)
 	if err != nil {
 		return func() {}
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		a.typing(ctx, t)
-	}()
+	s := &typingSignal{a: a, ctx: ctx, to: t}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.next = time.AfterFunc(0, s.send)
 	return func() {
 		cancel()
-		<-done
+		s.mu.Lock() // waits for a signal in flight
+		defer s.mu.Unlock()
+		s.next.Stop()
 	}
 }
 
-func (a *adapter) typing(ctx context.Context, t target) {
-	tick := time.NewTicker(typingEvery)
-	defer tick.Stop()
-	for {
-		if err := a.sendTyping(ctx, t); err != nil && ctx.Err() == nil {
-			a.log.Debug("telegram typing", "chat", t.key, "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
+// typingSignal is one turn's typing indicator.
+type typingSignal struct {
+	a   *adapter
+	ctx context.Context // ends when the turn stops typing
+	to  target
+
+	mu   sync.Mutex  // held while a signal is sent
+	next *time.Timer // sends the next signal
+}
+
+// send sends one signal and sets the next one typingEvery later.
+func (s *typingSignal) send() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ctx.Err() != nil {
+		return
+	}
+	if err := s.a.sendTyping(s.ctx, s.to); err != nil && s.ctx.Err() == nil {
+		s.a.log.Debug("telegram typing", "chat", s.to.key, "err", err)
+	}
+	if s.ctx.Err() == nil {
+		s.next.Reset(typingEvery)
 	}
 }
 
