@@ -72,8 +72,11 @@ func (e *Engine) runChat(k botgw.ChatKey, w *worker) {
 		if !ok {
 			return
 		}
+		restore := spans.ProfileTurn(ctx, h.st.version == 0)
 		outcome, delivered := e.step(ctx, k, snap, &h.st, h.pace, h.log)
-		if !e.settle(ctx, h, w, outcome, delivered) {
+		going := e.settle(ctx, h, w, outcome, delivered)
+		restore()
+		if !going {
 			return
 		}
 	}

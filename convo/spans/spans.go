@@ -3,7 +3,7 @@
 // "provider" (one per model call), "tool" (one per tool call), "commit"
 // and "delivery" spans. Spans never carry message text or chat keys, and
 // errors are recorded as a status, not as their message (which may quote
-// the conversation).
+// the conversation). ProfileTurn labels a turn's CPU profile samples.
 package spans
 
 import (
