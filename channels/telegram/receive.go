@@ -16,6 +16,9 @@ import (
 const (
 	metaMessageID = "message_id"
 	metaChatType  = "chat_type"
+	// metaTypingShown is when (Unix ms) the webhook's answer to the
+	// message showed "typing" (answerTyping).
+	metaTypingShown = "typing_shown"
 )
 
 // normalize turns an update into the Inbound to deliver; ok is false for

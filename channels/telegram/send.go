@@ -111,6 +111,7 @@ func (a *adapter) sendMessage(ctx context.Context, t target, p *bot.SendMessageP
 			return err
 		}
 		_, err := a.bot.SendMessage(ctx, p)
+		a.sends.note(t, time.Now()) // it may have ended the chat's "typing", even when err says otherwise
 		var tmr *bot.TooManyRequestsError
 		if !errors.As(err, &tmr) {
 			return err

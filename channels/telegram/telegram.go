@@ -49,6 +49,7 @@ type adapter struct {
 	poll      *http.Client
 	api       *http.Client  // the Bot API's client, shared with go-telegram/bot
 	files     *http.Client  // file downloads (media)
+	sends     recentSends   // when each chat was last sent a message (firstSignal)
 	pollWait  time.Duration // long-poll timeout asked of getUpdates
 	// sleep waits d or until ctx ends; tests replace it to skip real waits.
 	sleep func(ctx context.Context, d time.Duration) error

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/botgw/botgw"
@@ -25,6 +26,11 @@ const maxActionAnswer = 64 << 10
 // so nothing waits between signals: a turn waiting on the model holds no
 // goroutine or ticker for its typing. stop waits for a signal in flight,
 // so none follows the reply.
+//
+// When the webhook's answer to in already showed "typing" (answerTyping)
+// and no message went to the chat since, the first signal is the renewal
+// due typingEvery after that answer: a turn that ends sooner calls no API
+// for its typing.
 func (a *adapter) StartTyping(ctx context.Context, in botgw.Inbound) (stop func()) {
 	t, err := parseTarget(in.Chat)
 	if err != nil {
@@ -34,13 +40,79 @@ func (a *adapter) StartTyping(ctx context.Context, in botgw.Inbound) (stop func(
 	s := &typingSignal{a: a, ctx: ctx, to: t}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.next = time.AfterFunc(0, s.send)
+	s.next = time.AfterFunc(a.firstSignal(t, in, time.Now()), s.send)
 	return func() {
 		cancel()
 		s.mu.Lock() // waits for a signal in flight
 		defer s.mu.Unlock()
 		s.next.Stop()
 	}
+}
+
+// firstSignal is how long after now the first typing signal for in is
+// due: at once, unless the webhook's answer to in showed "typing" less
+// than typingEvery ago and no message was sent to t since (a message ends
+// the platform's "typing"), when it is due typingEvery after that answer.
+func (a *adapter) firstSignal(t target, in botgw.Inbound, now time.Time) time.Duration {
+	ms, err := strconv.ParseInt(in.Meta[metaTypingShown], 10, 64)
+	if err != nil {
+		return 0
+	}
+	shown := time.UnixMilli(ms)
+	if a.sends.since(t, shown) {
+		return 0
+	}
+	return min(max(shown.Add(typingEvery).Sub(now), 0), typingEvery)
+}
+
+// answerTyping writes the webhook's answer to an update for t that starts
+// a turn: Telegram runs the method an answer names, so the answer shows
+// "typing" at once without a call of the gateway's own. Its result is
+// never known; firstSignal renews it.
+func answerTyping(w http.ResponseWriter, t target) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(typingBody(t, true))
+}
+
+// typingBody is sendChatAction's JSON body for t, with its method name
+// when it is a webhook's answer.
+func typingBody(t target, answer bool) []byte {
+	body := make([]byte, 0, 128)
+	body = append(body, '{')
+	if answer {
+		body = append(body, `"method":"sendChatAction",`...)
+	}
+	body = append(body, `"chat_id":`...)
+	body = strconv.AppendInt(body, t.chat, 10)
+	if t.thread != 0 {
+		body = append(body, `,"message_thread_id":`...)
+		body = strconv.AppendInt(body, int64(t.thread), 10)
+	}
+	return append(body, `,"action":"typing"}`...)
+}
+
+// recentSends remembers when this replica last finished sending a message
+// to each chat, hashed into a fixed table: a chat sharing a slot only
+// makes since true more often, which shows "typing" once more than needed
+// and never less.
+type recentSends [1 << 16]atomic.Int64
+
+func (r *recentSends) slot(t target) *atomic.Int64 {
+	h := (uint64(t.chat)*31 + uint64(t.thread)) * 0x9e3779b97f4a7c15
+	return &r[h>>48]
+}
+
+// note records a send to t that finished at at.
+func (r *recentSends) note(t target, at time.Time) {
+	s, v := r.slot(t), at.UnixNano()
+	for old := s.Load(); v > old && !s.CompareAndSwap(old, v); old = s.Load() {
+	}
+}
+
+// since reports whether a send to t may have finished at or after at.
+func (r *recentSends) since(t target, at time.Time) bool {
+	return r.slot(t).Load() >= at.UnixNano()
 }
 
 // typingSignal is one turn's typing indicator.
@@ -74,14 +146,7 @@ func (s *typingSignal) send() {
 // writes every call's multipart form through a pipe from a goroutine of
 // its own, and decodes the answer twice.
 func (a *adapter) sendTyping(ctx context.Context, t target) error {
-	body := make([]byte, 0, 96)
-	body = append(body, `{"chat_id":`...)
-	body = strconv.AppendInt(body, t.chat, 10)
-	if t.thread != 0 {
-		body = append(body, `,"message_thread_id":`...)
-		body = strconv.AppendInt(body, int64(t.thread), 10)
-	}
-	body = append(body, `,"action":"typing"}`...)
+	body := typingBody(t, false)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.apiURL+"/bot"+a.cfg.Token+"/sendChatAction", bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("telegram sendChatAction request: %w", err)

@@ -4,6 +4,8 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/go-telegram/bot/models"
 
@@ -23,6 +25,7 @@ const (
 // that is not an Update, 413 past 1 MiB, 503 when deliver could not store
 // the message or the gateway's budget of bodies in flight is full (Telegram
 // then redelivers it), and 200 once the message is durable or ignored.
+// The 200 for a message the assistant answers shows "typing" (answerTyping).
 func (c webhookChannel) WebhookHandler(deliver botgw.Deliver) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != WebhookPath {
@@ -48,6 +51,10 @@ func (c webhookChannel) WebhookHandler(deliver botgw.Deliver) http.Handler {
 			return
 		}
 		in, ok := c.normalize(&u)
+		typing, typed := target{}, false
+		if ok {
+			typing, typed = markTyping(&in, time.Now())
+		}
 		if !ok {
 			c.Ignore()
 		} else if err := deliver(r.Context(), in); err != nil {
@@ -58,8 +65,31 @@ func (c webhookChannel) WebhookHandler(deliver botgw.Deliver) http.Handler {
 		if u.CallbackQuery != nil {
 			c.answerTap(u.CallbackQuery)
 		}
+		if typed {
+			answerTyping(w, typing)
+			return
+		}
 		w.WriteHeader(http.StatusOK)
 	})
+}
+
+// markTyping reports whether the webhook's answer to in shows "typing",
+// and in which chat, and if so stamps in with now (metaTypingShown): text,
+// media and taps start a turn and do; live-location updates, backlog and
+// input the gateway cannot read do not.
+func markTyping(in *botgw.Inbound, now time.Time) (target, bool) {
+	if in.Kind != botgw.KindText || in.Backlog {
+		return target{}, false
+	}
+	t, err := parseTarget(in.Chat)
+	if err != nil {
+		return target{}, false
+	}
+	if in.Meta == nil {
+		in.Meta = map[string]string{}
+	}
+	in.Meta[metaTypingShown] = strconv.FormatInt(now.UnixMilli(), 10)
+	return t, true
 }
 
 func (c webhookChannel) validSecret(got string) bool {

@@ -3,10 +3,13 @@ package telegram
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels/channeltest"
@@ -128,4 +131,92 @@ func TestWebhookForumTopic(t *testing.T) {
 	if p["chat_id"] != "-1001234567890" || p["message_thread_id"] != "42" {
 		t.Errorf("sendMessage params = %v, want the topic's chat and thread", p)
 	}
+}
+
+// The answer to an update the assistant answers shows "typing" in its
+// chat (and topic); updates it does not answer get an empty 200.
+func TestWebhookAnswerShowsTyping(t *testing.T) {
+	ta := newTestAdapter(t, Config{}, "")
+	rec := &channeltest.Store{}
+	h := webhookOf(t, ta, rec)
+	tests := []struct {
+		sample string
+		want   string // the answer's body
+	}{
+		{"private_text.json", `{"method":"sendChatAction","chat_id":%s,"action":"typing"}`},
+		{"forum_topic.json", `{"method":"sendChatAction","chat_id":%s,"message_thread_id":42,"action":"typing"}`},
+		{"voice.json", `{"method":"sendChatAction","chat_id":%s,"action":"typing"}`},
+		{"group_no_mention.json", ``},   // not for the assistant
+		{"live_location_edit.json", ``}, // a position, no turn
+		{"edited_message.json", ``},     // edits are ignored
+	}
+	for _, tc := range tests {
+		before := len(rec.Stored())
+		w := post(t, h, testSecret, readSample(t, tc.sample))
+		if w.Code != http.StatusOK {
+			t.Fatalf("%s: status %d, want 200", tc.sample, w.Code)
+		}
+		stored := rec.Stored()[before:]
+		if tc.want == "" {
+			if w.Body.Len() != 0 {
+				t.Errorf("%s: answer %s, want none", tc.sample, w.Body)
+			}
+			for _, in := range stored {
+				if in.Meta[metaTypingShown] != "" {
+					t.Errorf("%s: stored %+v marked as shown typing", tc.sample, in)
+				}
+			}
+			continue
+		}
+		if len(stored) != 1 {
+			t.Fatalf("%s: stored %d messages, want 1", tc.sample, len(stored))
+		}
+		tg, _ := parseTarget(stored[0].Chat)
+		want := fmt.Sprintf(tc.want, strconv.FormatInt(tg.chat, 10))
+		if got := w.Body.String(); got != want || w.Header().Get("Content-Type") != "application/json" {
+			t.Errorf("%s: answer %s (%s), want %s as JSON", tc.sample, got, w.Header().Get("Content-Type"), want)
+		}
+		if stored[0].Meta[metaTypingShown] == "" {
+			t.Errorf("%s: stored without the time typing was shown: %v", tc.sample, stored[0].Meta)
+		}
+	}
+}
+
+// A turn that ends within Telegram's "typing" shown by the webhook's
+// answer calls sendChatAction only when that answer is too old or a
+// message since ended it.
+func TestTypingShownByTheAnswerIsRenewedNotRepeated(t *testing.T) {
+	ta := newTestAdapter(t, Config{}, "")
+	rec := &channeltest.Store{}
+	post(t, webhookOf(t, ta, rec), testSecret, readSample(t, "private_text.json"))
+	in := rec.Stored()[0]
+	tg, _ := parseTarget(in.Chat)
+	shown, _ := strconv.ParseInt(in.Meta[metaTypingShown], 10, 64)
+	at := time.UnixMilli(shown)
+
+	if d := ta.firstSignal(tg, in, at.Add(time.Second)); d != typingEvery-time.Second {
+		t.Errorf("1 s after the answer: first signal in %v, want %v (the renewal)", d, typingEvery-time.Second)
+	}
+	if d := ta.firstSignal(tg, in, at.Add(typingEvery+time.Second)); d != 0 {
+		t.Errorf("past the answer's typing: first signal in %v, want at once", d)
+	}
+	if d := ta.firstSignal(tg, botgw.Inbound{Chat: in.Chat}, at); d != 0 {
+		t.Errorf("input no answer showed typing for (an event, polling): first signal in %v, want at once", d)
+	}
+	other, _ := parseTarget(botgw.ChatKey{Channel: Name, ID: "777"})
+	ta.sends.note(other, at.Add(time.Millisecond))
+	if d := ta.firstSignal(tg, in, at.Add(time.Second)); d == 0 {
+		t.Errorf("a message to another chat ended this chat's typing")
+	}
+
+	// A reply sent after the answer (an earlier turn's) ends the typing.
+	if err := ta.ch.Send(t.Context(), botgw.Outbound{Chat: in.Chat, ID: "r1", Text: "Found it!", Meta: in.Meta}); err != nil {
+		t.Fatalf("Send: %v", err)
+	}
+	if d := ta.firstSignal(tg, in, time.Now()); d != 0 {
+		t.Errorf("after a reply to the chat: first signal in %v, want at once", d)
+	}
+	stop := ta.StartTyping(t.Context(), in)
+	ta.api.WaitFor(func() bool { return len(ta.api.CallsTo("sendChatAction")) > 0 })
+	stop()
 }
