@@ -110,8 +110,8 @@ func (a *adapter) sendMessage(ctx context.Context, t target, p *bot.SendMessageP
 		if err := a.paced(ctx, t); err != nil {
 			return err
 		}
+		a.sends.note(t, time.Now()) // it ends the chat's "typing" (firstSignal)
 		_, err := a.bot.SendMessage(ctx, p)
-		a.sends.note(t, time.Now()) // it may have ended the chat's "typing", even when err says otherwise
 		var tmr *bot.TooManyRequestsError
 		if !errors.As(err, &tmr) {
 			return err

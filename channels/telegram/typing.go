@@ -51,8 +51,11 @@ func (a *adapter) StartTyping(ctx context.Context, in botgw.Inbound) (stop func(
 
 // firstSignal is how long after now the first typing signal for in is
 // due: at once, unless the webhook's answer to in showed "typing" less
-// than typingEvery ago and no message was sent to t since (a message ends
+// than typingEvery ago and no message to t was sent since (a message ends
 // the platform's "typing"), when it is due typingEvery after that answer.
+// A message counts from the moment its request leaves: one already on its
+// way when the answer was written reached Telegram before the answer did,
+// as a reply the player read before writing again has.
 func (a *adapter) firstSignal(t target, in botgw.Inbound, now time.Time) time.Duration {
 	ms, err := strconv.ParseInt(in.Meta[metaTypingShown], 10, 64)
 	if err != nil {
@@ -92,10 +95,10 @@ func typingBody(t target, answer bool) []byte {
 	return append(body, `,"action":"typing"}`...)
 }
 
-// recentSends remembers when this replica last finished sending a message
-// to each chat, hashed into a fixed table: a chat sharing a slot only
-// makes since true more often, which shows "typing" once more than needed
-// and never less.
+// recentSends remembers when this replica last began sending a message to
+// each chat, hashed into a fixed table: a chat sharing a slot only makes
+// since true more often, which shows "typing" once more than needed and
+// never less.
 type recentSends [1 << 16]atomic.Int64
 
 func (r *recentSends) slot(t target) *atomic.Int64 {
@@ -103,14 +106,14 @@ func (r *recentSends) slot(t target) *atomic.Int64 {
 	return &r[h>>48]
 }
 
-// note records a send to t that finished at at.
+// note records a send to t that began at at.
 func (r *recentSends) note(t target, at time.Time) {
 	s, v := r.slot(t), at.UnixNano()
 	for old := s.Load(); v > old && !s.CompareAndSwap(old, v); old = s.Load() {
 	}
 }
 
-// since reports whether a send to t may have finished at or after at.
+// since reports whether a send to t began at or after at.
 func (r *recentSends) since(t target, at time.Time) bool {
 	return r.slot(t).Load() >= at.UnixNano()
 }

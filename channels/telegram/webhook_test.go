@@ -208,6 +208,10 @@ func TestTypingShownByTheAnswerIsRenewedNotRepeated(t *testing.T) {
 	if d := ta.firstSignal(tg, in, at.Add(time.Second)); d == 0 {
 		t.Errorf("a message to another chat ended this chat's typing")
 	}
+	ta.sends.note(tg, at.Add(-time.Millisecond)) // the reply the player read before writing, still being acknowledged
+	if d := ta.firstSignal(tg, in, at.Add(time.Second)); d == 0 {
+		t.Errorf("a reply on its way before the answer ended the typing the answer showed")
+	}
 
 	// A reply sent after the answer (an earlier turn's) ends the typing.
 	if err := ta.ch.Send(t.Context(), botgw.Outbound{Chat: in.Chat, ID: "r1", Text: "Found it!", Meta: in.Meta}); err != nil {
