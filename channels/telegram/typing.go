@@ -54,7 +54,7 @@ func (a *adapter) StartTyping(ctx context.Context, in botgw.Inbound) (stop func(
 // than typingEvery ago and no message to t was sent since (a message ends
 // the platform's "typing"), when it is due typingEvery after that answer.
 // A message counts from the moment its request leaves: one already on its
-// way when the answer was written reached Telegram before the answer did,
+// way when the answer was written is taken to have reached Telegram first,
 // as a reply the player read before writing again has.
 func (a *adapter) firstSignal(t target, in botgw.Inbound, now time.Time) time.Duration {
 	ms, err := strconv.ParseInt(in.Meta[metaTypingShown], 10, 64)
