@@ -12,11 +12,11 @@ import (
 
 // maxIdlePerHost is how many idle connections a platform client keeps to
 // its API host: as many as model calls may be in flight at once
-// (provider.max_concurrency's default). While a slow model works, every
-// waiting turn shows typing with a call of its own, and the replies of
-// turns that started together end together; a smaller pool would close
-// most of those connections after each burst and open them again for the
-// next. HTTP/2 hosts multiplex over one connection anyway.
+// (provider.max_concurrency's default). The replies of turns that started
+// together end together, and so do their typing signals where a channel
+// sends them; a smaller pool would close most of those connections after
+// each burst and open them again for the next. HTTP/2 hosts multiplex over
+// one connection anyway.
 const maxIdlePerHost = 1024
 
 // HTTPClient is the client for a platform's Web API: a transport keeping

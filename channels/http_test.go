@@ -17,9 +17,8 @@ import (
 
 // A gateway making many calls at once must reuse its connections to the
 // platform's API (each new one is a TCP and TLS handshake), not keep a few
-// and open the rest again on every burst as net/http's default does: a
-// thousand players waiting on a slow model are each shown typing, and
-// their replies end together.
+// and open the rest again on every burst as net/http's default does: the
+// replies to a thousand players waiting on a slow model end together.
 func TestPlatformClientReusesConnectionsAcrossBursts(t *testing.T) {
 	const burst = 1000
 	var opened atomic.Int64

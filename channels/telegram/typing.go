@@ -1,25 +1,22 @@
 package telegram
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+
 	"github.com/botgw/botgw"
 )
 
 const typingEvery = 4 * time.Second // Telegram shows "typing" for about 5 s
-
-// maxActionAnswer bounds the answer to sendChatAction read ({"ok":true,
-// "result":true}, or an error's description).
-const maxActionAnswer = 64 << 10
 
 // StartTyping shows "typing…" in the chat of in, renewed every 4 s, until
 // stop is called or ctx ends. Each signal is sent from a timer's goroutine,
@@ -73,26 +70,17 @@ func (a *adapter) firstSignal(t target, in botgw.Inbound, now time.Time) time.Du
 // "typing" at once without a call of the gateway's own. Its result is
 // never known; firstSignal renews it.
 func answerTyping(w http.ResponseWriter, t target) {
+	body, err := json.Marshal(struct {
+		Method string `json:"method"`
+		bot.SendChatActionParams
+	}{"sendChatAction", bot.SendChatActionParams{ChatID: t.chat, MessageThreadID: t.thread, Action: models.ChatActionTyping}})
+	if err != nil { // a struct of numbers and strings always encodes
+		w.WriteHeader(http.StatusOK)
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(typingBody(t, true))
-}
-
-// typingBody is sendChatAction's JSON body for t, with its method name
-// when it is a webhook's answer.
-func typingBody(t target, answer bool) []byte {
-	body := make([]byte, 0, 128)
-	body = append(body, '{')
-	if answer {
-		body = append(body, `"method":"sendChatAction",`...)
-	}
-	body = append(body, `"chat_id":`...)
-	body = strconv.AppendInt(body, t.chat, 10)
-	if t.thread != 0 {
-		body = append(body, `,"message_thread_id":`...)
-		body = strconv.AppendInt(body, int64(t.thread), 10)
-	}
-	return append(body, `,"action":"typing"}`...)
+	_, _ = w.Write(body)
 }
 
 // recentSends remembers when this replica last began sending a message to
@@ -143,37 +131,11 @@ func (s *typingSignal) send() {
 	}
 }
 
-// sendTyping calls sendChatAction with the action "typing" for t. A slow
-// model makes it one call every turn, so the gateway makes it itself, as
-// a JSON body of a few bytes on the Bot API's client: go-telegram/bot
-// writes every call's multipart form through a pipe from a goroutine of
-// its own, and decodes the answer twice.
+// sendTyping calls sendChatAction with the action "typing" for t.
 func (a *adapter) sendTyping(ctx context.Context, t target) error {
-	body := typingBody(t, false)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.apiURL+"/bot"+a.cfg.Token+"/sendChatAction", bytes.NewReader(body))
+	_, err := a.bot.SendChatAction(ctx, &bot.SendChatActionParams{ChatID: t.chat, MessageThreadID: t.thread, Action: models.ChatActionTyping})
 	if err != nil {
-		return fmt.Errorf("telegram sendChatAction request: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := a.api.Do(req)
-	if err != nil {
-		return fmt.Errorf("telegram sendChatAction: %w", redactToken(err, a.cfg.Token))
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxActionAnswer))
-	if err != nil {
-		return fmt.Errorf("telegram sendChatAction: read answer: %w", err)
-	}
-	var r struct {
-		OK          bool   `json:"ok"`
-		ErrorCode   int    `json:"error_code"`
-		Description string `json:"description"`
-	}
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return fmt.Errorf("telegram sendChatAction: HTTP %d: undecodable answer: %w", resp.StatusCode, err)
-	}
-	if !r.OK {
-		return fmt.Errorf("telegram sendChatAction: %d %s", r.ErrorCode, r.Description)
+		return fmt.Errorf("telegram sendChatAction: %w", err)
 	}
 	return nil
 }
