@@ -274,6 +274,13 @@ type Outbound struct {
 	// a chat while an operator held it) and, if it has text, kept as a
 	// dead letter for the operator to send later.
 	Held string `json:"held,omitempty"`
+	// Proactive is set on what the player did not just ask for: a
+	// broadcast's message, the reply to an event with respond, an
+	// operator's message. Replies to the player's own input leave it
+	// unset. The consent rules (opt-out, quiet hours) and platform rules
+	// such as WhatsApp's 24-hour window apply to proactive sends only
+	// (docs/operating.md).
+	Proactive bool `json:"proactive,omitempty"`
 	// Pace is the chat's own send pace for this send, set by the engine
 	// while its worker holds the chat's lease; nil: the adapter paces the
 	// chat through its shared limiter. Never stored.

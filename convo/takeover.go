@@ -40,7 +40,7 @@ func (e *Engine) applyOperator(v *chatView, b *batch, in botgw.Inbound) {
 		v.env.History = append(v.env.History, botgw.Message{Role: botgw.RoleAssistant,
 			Text: in.Text, At: in.At, Operator: op.Operator})
 		said := &v.env.History[len(v.env.History)-1]
-		b.out = append(b.out, choices.Offered(botgw.Outbound{Chat: v.chat, ID: "op-" + in.ID, Text: in.Text}, in.Offer, said))
+		b.out = append(b.out, choices.Offered(botgw.Outbound{Chat: v.chat, ID: "op-" + in.ID, Text: in.Text, Proactive: true}, in.Offer, said))
 	case botgw.OpRedeliver:
 		if op.Reply != nil { // sent as the operator asks, pause or not
 			r := *op.Reply

@@ -56,7 +56,8 @@ func (e *Engine) turn(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 	}
 	out := b.out
 	if len(b.replies) > 0 {
-		reply := botgw.Outbound{Chat: k, ID: "re-" + replyTo(b, snap.Pending), Text: strings.Join(b.replies, "\n\n"), Meta: b.replyMeta()}
+		reply := botgw.Outbound{Chat: k, ID: "re-" + replyTo(b, snap.Pending), Text: strings.Join(b.replies, "\n\n"), Meta: b.replyMeta(),
+			Proactive: b.respond && !b.asked}
 		out = append(out, choices.Offered(reply, b.offer, choices.LastAssistant(env.History)))
 	}
 	env.Updated = now
@@ -207,7 +208,7 @@ func (b *batch) event(in botgw.Inbound) {
 // holds the chat the text is held back instead: not sent, not in the
 // history (the player never saw it), kept as a dead letter.
 func (b *batch) say(env *codec.Envelope, in botgw.Inbound, paused bool) {
-	m := botgw.Outbound{Chat: in.Chat, ID: "say-" + in.ID, Text: in.Text, Meta: in.Meta}
+	m := botgw.Outbound{Chat: in.Chat, ID: "say-" + in.ID, Text: in.Text, Meta: in.Meta, Proactive: true}
 	if paused {
 		m.Held = heldPaused
 		b.out = append(b.out, choices.Offered(m, in.Offer, nil))
