@@ -195,3 +195,22 @@ func TestTappedCommandLabelIsTextForTheModel(t *testing.T) {
 		t.Errorf("history %+v, want the conversation kept (no reset)", h)
 	}
 }
+
+// On a numbered channel (WhatsApp), the number of a choice labelled
+// "/reset" is the player's words too: the model reads the label.
+func TestNumberedCommandLabelIsTextForTheModel(t *testing.T) {
+	prov := fake.New(fake.Step{Text: "Start over?"}, fake.Step{Text: "Sure"})
+	numbered := sendThrough(func(c botgw.Channel) botgw.Channel { return numberedChannel{c} })
+	r := newRig(t, openStore(t, false, fastStore), prov, Config{}, numbered)
+	r.handle(t, botgw.Inbound{Kind: botgw.KindEvent, ID: "ev1", Event: &botgw.Event{ID: "ev1",
+		Text: "The round is over", Respond: true, Offer: botgw.Offer{Choices: []string{"/reset", "Keep going"}}}})
+	r.ch.Wait(t, 1, 10*time.Second)
+	r.say(t, testChat, "m1", "1")
+	if sent := r.ch.Wait(t, 2, 10*time.Second); sent[1].Text != "Sure" {
+		t.Fatalf("reply %q, want the model's answer, not the command's", sent[1].Text)
+	}
+	msgs := prov.Requests()[1].Messages
+	if last := msgs[len(msgs)-1]; last.Text != "/reset" || !last.Tap {
+		t.Errorf("the model read %+v, want the label %q as a tap", last, "/reset")
+	}
+}
