@@ -21,10 +21,11 @@ const maxIdlePerHost = 1024
 
 // HTTPClient is the client for a platform's Web API: a transport keeping
 // up to maxIdlePerHost idle connections per host, and timeout for each
-// request, its answer's body included (0: none).
+// request, its answer's body included (0: none). Its redirects keep
+// credentials with their hosts (httpclient.CheckRedirect).
 func HTTPClient(timeout time.Duration) *http.Client {
 	next := httpclient.Deadline{Next: httpclient.Transport(maxIdlePerHost), D: timeout}
-	return &http.Client{Transport: sizedBody{next: next}}
+	return httpclient.New(sizedBody{next: next})
 }
 
 // sizedBody sends a request body of unknown length (go-telegram/bot streams

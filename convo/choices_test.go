@@ -164,3 +164,53 @@ func TestTypedLabelCountsAsATap(t *testing.T) {
 		t.Errorf("the player's message %+v, want the choice's label marked as a tap", user)
 	}
 }
+
+// A choice labelled like a command is the player's words when tapped
+// (Telegram, Slack: the adapter marks the tap) or sent back as its label
+// (the web chat's button): the model reads it, and the history is kept.
+func TestTappedCommandLabelIsTextForTheModel(t *testing.T) {
+	prov := fake.New(fake.Step{Text: "Start over?"}, fake.Step{Text: "Sure, typed"}, fake.Step{Text: "Again?"}, fake.Step{Text: "Sure, tapped"})
+	r := newRig(t, openStore(t, false, fastStore), prov, Config{})
+	offer := func(id string, n int) botgw.Outbound {
+		r.handle(t, botgw.Inbound{Kind: botgw.KindEvent, ID: id, Event: &botgw.Event{ID: id,
+			Text: "The round is over", Respond: true, Offer: botgw.Offer{Choices: []string{"/reset", "Keep going"}}}})
+		return r.ch.Wait(t, n, 10*time.Second)[n-1]
+	}
+	offer("ev1", 1)
+	r.say(t, testChat, "m1", "/reset") // the web chat's tap: the label as text
+	r.ch.Wait(t, 2, 10*time.Second)
+	out := offer("ev2", 3)
+	r.handle(t, botgw.Inbound{Kind: botgw.KindText, ID: "cb:1", UserID: "u1", Text: "/reset", Tap: &botgw.Tap{Ref: out.Ref, Index: 0}})
+	sent := r.ch.Wait(t, 4, 10*time.Second)
+	if sent[1].Text != "Sure, typed" || sent[3].Text != "Sure, tapped" {
+		t.Fatalf("replies %q, %q; want the model's answers, not the command's", sent[1].Text, sent[3].Text)
+	}
+	for _, i := range []int{1, 3} {
+		msgs := prov.Requests()[i].Messages
+		if last := msgs[len(msgs)-1]; last.Role != botgw.RoleUser || last.Text != "/reset" || !last.Tap {
+			t.Errorf("request %d: the model read %+v, want the tapped label %q as the player's words", i+1, last, "/reset")
+		}
+	}
+	if h := history(t, r.store, testChat); !slices.ContainsFunc(h, func(m botgw.Message) bool { return m.Text == "Start over?" }) {
+		t.Errorf("history %+v, want the conversation kept (no reset)", h)
+	}
+}
+
+// On a numbered channel (WhatsApp), the number of a choice labelled
+// "/reset" is the player's words too: the model reads the label.
+func TestNumberedCommandLabelIsTextForTheModel(t *testing.T) {
+	prov := fake.New(fake.Step{Text: "Start over?"}, fake.Step{Text: "Sure"})
+	numbered := sendThrough(func(c botgw.Channel) botgw.Channel { return numberedChannel{c} })
+	r := newRig(t, openStore(t, false, fastStore), prov, Config{}, numbered)
+	r.handle(t, botgw.Inbound{Kind: botgw.KindEvent, ID: "ev1", Event: &botgw.Event{ID: "ev1",
+		Text: "The round is over", Respond: true, Offer: botgw.Offer{Choices: []string{"/reset", "Keep going"}}}})
+	r.ch.Wait(t, 1, 10*time.Second)
+	r.say(t, testChat, "m1", "1")
+	if sent := r.ch.Wait(t, 2, 10*time.Second); sent[1].Text != "Sure" {
+		t.Fatalf("reply %q, want the model's answer, not the command's", sent[1].Text)
+	}
+	msgs := prov.Requests()[1].Messages
+	if last := msgs[len(msgs)-1]; last.Text != "/reset" || !last.Tap {
+		t.Errorf("the model read %+v, want the label %q as a tap", last, "/reset")
+	}
+}

@@ -48,6 +48,17 @@ func commandTable() []command {
 	}
 }
 
+// command is the in-chat command in names, if any. A tap is the player's
+// words, never a command (docs/choices.md): a choice labelled "/reset",
+// tapped, or a web chat's or WhatsApp's answer the engine matched to a
+// choice, is text for the model.
+func (e *Engine) command(in botgw.Inbound) (*command, string, bool) {
+	if in.Tap != nil {
+		return nil, "", false
+	}
+	return e.parseCommand(in.Text)
+}
+
 // parseCommand recognises "/name args" for a known name ("/Reset" and
 // Telegram's "/reset@MyBot" included). Unknown slash words are plain text.
 func (e *Engine) parseCommand(text string) (*command, string, bool) {

@@ -76,7 +76,7 @@ func (e *Engine) needsModel(env *codec.Envelope, pending []botgw.Inbound) bool {
 				return true
 			}
 		case botgw.KindText, "":
-			if _, _, cmd := e.parseCommand(in.Text); !cmd && !in.Backlog {
+			if _, _, cmd := e.command(in); !cmd && !in.Backlog {
 				return true
 			}
 		}

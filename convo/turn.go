@@ -170,7 +170,7 @@ func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbou
 				b.last = in
 				b.replies = append(b.replies, e.cfg.Limits.CutNotice)
 			}
-			if cmd, args, ok := e.parseCommand(in.Text); ok {
+			if cmd, args, ok := e.command(in); ok {
 				b.last = in
 				reply, reset := e.runCommand(ctx, v, in, cmd, args, log)
 				b.replies = append(b.replies, reply)

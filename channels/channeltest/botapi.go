@@ -49,8 +49,9 @@ type BotAPI struct {
 	answered map[string]bool // callback query ids answered
 	refusal  *Reply          // refuse sendMessage with this after refuseIn more
 	refuseIn int
-	limit    *botLimit           // the bot-wide send limit, if BotLimit set one
-	files    map[string]*botFile // by file_id (botfiles.go)
+	limit    *botLimit                // the bot-wide send limit, if BotLimit set one
+	files    map[string]*botFile      // by file_id (botfiles.go)
+	slow     map[string]time.Duration // per method: how long it takes to answer (Slow)
 }
 
 // NewBotAPI starts a fake Bot API for the bot with token, closed when the
@@ -77,6 +78,9 @@ func (f *BotAPI) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	params := f.parseParams(r)
 	f.record(APICall{Method: method, Params: params})
+	if !f.takeTime(r.Context(), method) {
+		return
+	}
 	if rep, ok := f.overLimit(method); ok {
 		writeReply(w, rep)
 		return

@@ -1,10 +1,13 @@
 package channeltest
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/botgw/botgw/channels"
 )
 
 // serveUpdates answers a long poll like Telegram: every pending update with
@@ -46,6 +49,26 @@ func (f *BotAPI) Script(method string, replies ...Reply) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.scripted[method] = append(f.scripted[method], replies...)
+}
+
+// Slow makes every call of method take d before it is answered, as a
+// Telegram under load does.
+func (f *BotAPI) Slow(method string, d time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.slow == nil {
+		f.slow = map[string]time.Duration{}
+	}
+	f.slow[method] = d
+}
+
+// takeTime waits out Slow's time for method; false when the caller went
+// away first.
+func (f *BotAPI) takeTime(ctx context.Context, method string) bool {
+	f.mu.Lock()
+	d := f.slow[method]
+	f.mu.Unlock()
+	return d <= 0 || channels.Sleep(ctx, d) == nil
 }
 
 // Refuse makes every sendMessage after the next n answer r, until

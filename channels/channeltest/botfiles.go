@@ -17,6 +17,8 @@ type botFile struct {
 	// hold, when set, keeps the download waiting until it is closed or
 	// the client goes away (HoldFile).
 	hold chan struct{}
+	// movedTo, when set, is where the download redirects (AddMovedFile).
+	movedTo string
 }
 
 // maxBotFile is the Bot API's download limit: getFile refuses larger files.
@@ -33,6 +35,10 @@ func (f *BotAPI) AddLargeFile(id string, size int) { f.addFile(id, botFile{size:
 
 // AddGoneFile makes getFile answer for id while the download is 404.
 func (f *BotAPI) AddGoneFile(id string) { f.addFile(id, botFile{size: 1000, gone: true}) }
+
+// AddMovedFile makes getFile know id and its download redirect (302) to
+// url, as a file server behind a CDN does.
+func (f *BotAPI) AddMovedFile(id, url string) { f.addFile(id, botFile{size: 1000, movedTo: url}) }
 
 func (f *BotAPI) addFile(id string, bf botFile) {
 	f.mu.Lock()
@@ -91,7 +97,7 @@ func (f *BotAPI) serveFile(w http.ResponseWriter, r *http.Request, path string) 
 	var found *botFile
 	var hold chan struct{}
 	for _, bf := range f.files {
-		if bf.path == path && !bf.gone && bf.data != nil {
+		if bf.path == path && !bf.gone && (bf.data != nil || bf.movedTo != "") {
 			found, hold = bf, bf.hold
 		}
 	}
@@ -105,6 +111,10 @@ func (f *BotAPI) serveFile(w http.ResponseWriter, r *http.Request, path string) 
 	}
 	if found == nil {
 		http.Error(w, `{"ok":false,"error_code":404,"description":"Not Found"}`, http.StatusNotFound)
+		return
+	}
+	if found.movedTo != "" {
+		http.Redirect(w, r, found.movedTo, http.StatusFound)
 		return
 	}
 	w.Header().Set("Content-Type", "application/octet-stream")

@@ -2,6 +2,7 @@ package telegram
 
 import (
 	"context"
+	"net/http"
 	"strconv"
 	"time"
 
@@ -34,8 +35,9 @@ const locationPrompt = "📍 Use the button below to share your location."
 // locationLabel is the location button's text.
 const locationLabel = "📍 Share my location"
 
-// answerTimeout bounds answerCallbackQuery, which runs before the webhook
-// answers Telegram.
+// answerTimeout bounds answerCallbackQuery in polling mode, which runs
+// before the next update is read. The webhook calls no API for a tap: its
+// answer names the method (answerTapInWebhook).
 const answerTimeout = 5 * time.Second
 
 // inlineKeyboard is reply_markup with an inline keyboard, written without
@@ -138,19 +140,36 @@ func buttonLabel(m *models.Message, data string) string {
 	return ""
 }
 
-// answerTap stops the spinner on the tapped button, with a short note when
-// the button's data is none the gateway wrote. It runs once the tap is
+// tapAnswer stops the spinner on the tapped button, with a short note when
+// the button's data is none the gateway wrote. It is sent once the tap is
 // stored (or ignored), before the turn: the player sees the tap taken at
-// once however long the model takes. Telegram refuses a second answer to
-// the same query (a redelivered update); that is only logged.
-func (a *adapter) answerTap(q *models.CallbackQuery) {
-	ctx, cancel := context.WithTimeout(context.Background(), answerTimeout)
-	defer cancel()
-	p := &bot.AnswerCallbackQueryParams{CallbackQueryID: q.ID}
+// once however long the model takes.
+func tapAnswer(q *models.CallbackQuery) bot.AnswerCallbackQueryParams {
+	p := bot.AnswerCallbackQueryParams{CallbackQueryID: q.ID}
 	if _, known := channels.ParseTapData(q.Data); !known {
 		p.Text = expiredNote
 	}
-	if _, err := a.bot.AnswerCallbackQuery(ctx, p); err != nil {
+	return p
+}
+
+// answerTap sends tapAnswer (polling mode). Telegram refuses a second
+// answer to the same query (a redelivered update); that is only logged.
+func (a *adapter) answerTap(q *models.CallbackQuery) {
+	ctx, cancel := context.WithTimeout(context.Background(), answerTimeout)
+	defer cancel()
+	p := tapAnswer(q)
+	if _, err := a.bot.AnswerCallbackQuery(ctx, &p); err != nil {
 		a.log.Debug("telegram answerCallbackQuery", "err", err)
 	}
+}
+
+// answerTapInWebhook writes the webhook's answer to a tap: Telegram runs
+// the answerCallbackQuery it names, so the webhook waits on no call of its
+// own, however slow Telegram's API is. An answer names one method, so a
+// tap's answer shows no "typing": the turn shows it itself (firstSignal).
+func answerTapInWebhook(w http.ResponseWriter, q *models.CallbackQuery) {
+	writeMethod(w, struct {
+		Method string `json:"method"`
+		bot.AnswerCallbackQueryParams
+	}{"answerCallbackQuery", tapAnswer(q)})
 }

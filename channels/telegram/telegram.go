@@ -25,6 +25,7 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels"
+	"github.com/botgw/botgw/internal/httpclient"
 	"github.com/botgw/botgw/state/ratelimit"
 )
 
@@ -99,7 +100,7 @@ func New(cfg Config, publicURL string, p *ratelimit.Limiter, log *slog.Logger) (
 		log:       log.With("channel", Name),
 		pacer:     p,
 		apiURL:    publicAPI,
-		poll:      &http.Client{},
+		poll:      httpclient.New(nil),
 		api:       channels.HTTPClient(apiTimeout),
 		files:     channels.HTTPClient(apiTimeout),
 		pollWait:  30 * time.Second,

@@ -70,10 +70,16 @@ func (a *adapter) firstSignal(t target, in botgw.Inbound, now time.Time) time.Du
 // "typing" at once without a call of the gateway's own. Its result is
 // never known; firstSignal renews it.
 func answerTyping(w http.ResponseWriter, t target) {
-	body, err := json.Marshal(struct {
+	writeMethod(w, struct {
 		Method string `json:"method"`
 		bot.SendChatActionParams
 	}{"sendChatAction", bot.SendChatActionParams{ChatID: t.chat, MessageThreadID: t.thread, Action: models.ChatActionTyping}})
+}
+
+// writeMethod writes a webhook's 200 whose body is a Bot API call
+// (its "method" and parameters), which Telegram makes.
+func writeMethod(w http.ResponseWriter, call any) {
+	body, err := json.Marshal(call)
 	if err != nil { // a struct of numbers and strings always encodes
 		w.WriteHeader(http.StatusOK)
 		return

@@ -25,7 +25,8 @@ const (
 // that is not an Update, 413 past 1 MiB, 503 when deliver could not store
 // the message or the gateway's budget of bodies in flight is full (Telegram
 // then redelivers it), and 200 once the message is durable or ignored.
-// The 200 for a message the assistant answers shows "typing" (answerTyping).
+// The 200 for a message the assistant answers shows "typing" (answerTyping);
+// the 200 for a tap answers its callback query (answerTapInWebhook).
 func (c webhookChannel) WebhookHandler(deliver botgw.Deliver) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != WebhookPath {
@@ -52,7 +53,7 @@ func (c webhookChannel) WebhookHandler(deliver botgw.Deliver) http.Handler {
 		}
 		in, ok := c.normalize(&u)
 		typing, typed := target{}, false
-		if ok {
+		if ok && u.CallbackQuery == nil { // a tap's answer is answerCallbackQuery
 			typing, typed = markTyping(&in, time.Now())
 		}
 		if !ok {
@@ -63,7 +64,8 @@ func (c webhookChannel) WebhookHandler(deliver botgw.Deliver) http.Handler {
 			return
 		}
 		if u.CallbackQuery != nil {
-			c.answerTap(u.CallbackQuery)
+			answerTapInWebhook(w, u.CallbackQuery)
+			return
 		}
 		if typed {
 			answerTyping(w, typing)
@@ -74,9 +76,10 @@ func (c webhookChannel) WebhookHandler(deliver botgw.Deliver) http.Handler {
 }
 
 // markTyping reports whether the webhook's answer to in shows "typing",
-// and in which chat, and if so stamps in with now (metaTypingShown): text,
-// media and taps start a turn and do; live-location updates, backlog and
-// input the gateway cannot read do not.
+// and in which chat, and if so stamps in with now (metaTypingShown): text and
+// media start a turn and do; live-location updates, backlog and input the
+// gateway cannot read do not. Taps are never passed: their answer answers
+// the callback query.
 func markTyping(in *botgw.Inbound, now time.Time) (target, bool) {
 	if in.Kind != botgw.KindText || in.Backlog {
 		return target{}, false

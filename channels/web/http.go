@@ -142,6 +142,10 @@ func (a *Adapter) post(w http.ResponseWriter, r *http.Request, deliver botgw.Del
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "could not store the message; try again"})
 		return
 	}
+	if m, ok := a.answerOf(k, id); ok { // a retry whose reply went out already
+		writeJSON(w, http.StatusOK, chatResponse{Reply: m.Text, Choices: m.Choices, AskLocation: m.AskLocation})
+		return
+	}
 	select {
 	case m := <-replies:
 		writeJSON(w, http.StatusOK, chatResponse{Reply: m.Text, Choices: m.Choices, AskLocation: m.AskLocation})

@@ -72,6 +72,7 @@ type Adapter struct {
 	mu        sync.Mutex
 	waiters   map[botgw.ChatKey][]chan botgw.Outbound
 	unclaimed map[botgw.ChatKey][]kept
+	answered  map[botgw.ChatKey][]kept // every reply sent, for a retried POST (answers.go)
 	swept     time.Time
 }
 
@@ -92,7 +93,7 @@ func New(cfg Config, site Site, log *slog.Logger) *Adapter {
 	}
 	a := &Adapter{cfg: cfg, site: site, publicHost: publicHost(site.PublicURL), log: log, now: time.Now,
 		waiters:   make(map[botgw.ChatKey][]chan botgw.Outbound),
-		unclaimed: make(map[botgw.ChatKey][]kept)}
+		unclaimed: make(map[botgw.ChatKey][]kept), answered: make(map[botgw.ChatKey][]kept)}
 	for _, o := range cfg.AllowedOrigins {
 		a.origins = append(a.origins, normOrigin(o))
 	}
@@ -108,6 +109,9 @@ func (a *Adapter) Send(_ context.Context, m botgw.Outbound) error {
 	m.Text = strings.Join(markup.Plain.Render(m.Text), "\n\n")
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	now := a.now()
+	a.sweep(now)
+	a.remember(m, now)
 	if ws := a.waiters[m.Chat]; len(ws) > 0 {
 		for _, w := range ws {
 			w <- m
@@ -118,8 +122,6 @@ func (a *Adapter) Send(_ context.Context, m botgw.Outbound) error {
 	if m.Text == "" {
 		return nil // a blank reply is no message to poll for
 	}
-	now := a.now()
-	a.sweep(now)
 	q := append(a.unclaimed[m.Chat], kept{m: m, at: now})
 	if len(q) > maxUnclaimed {
 		q = q[len(q)-maxUnclaimed:]
@@ -138,11 +140,13 @@ func (a *Adapter) sweep(now time.Time) {
 		return
 	}
 	a.swept = now
-	for k, q := range a.unclaimed {
-		if q = a.fresh(q, now); len(q) == 0 {
-			delete(a.unclaimed, k)
-		} else {
-			a.unclaimed[k] = q
+	for _, m := range []map[botgw.ChatKey][]kept{a.unclaimed, a.answered} {
+		for k, q := range m {
+			if q = a.fresh(q, now); len(q) == 0 {
+				delete(m, k)
+			} else {
+				m[k] = q
+			}
 		}
 	}
 }
@@ -157,15 +161,18 @@ func (a *Adapter) fresh(q []kept, now time.Time) []kept {
 
 // evictOldest forgets the chat whose newest kept reply is oldest. Callers
 // hold mu.
-func (a *Adapter) evictOldest() {
+func (a *Adapter) evictOldest() { evictOldest(a.unclaimed) }
+
+// evictOldest forgets m's chat whose newest reply is oldest.
+func evictOldest(m map[botgw.ChatKey][]kept) {
 	var oldest botgw.ChatKey
 	var at time.Time
-	for k, q := range a.unclaimed {
+	for k, q := range m {
 		if last := q[len(q)-1].at; at.IsZero() || last.Before(at) {
 			oldest, at = k, last
 		}
 	}
-	delete(a.unclaimed, oldest)
+	delete(m, oldest)
 }
 
 // wait registers a waiter for the chat's next reply; cancel unregisters it.

@@ -83,3 +83,33 @@ func TestStoreFailureIs503(t *testing.T) {
 		t.Errorf("got %d, want 503", code)
 	}
 }
+
+// A client that lost the answer sends the same id again: the store takes
+// the message once (no second turn, no second reply), and the retry is
+// answered with the first reply at once, which a poll then no longer shows.
+func TestRetriedMessageGetsTheFirstReply(t *testing.T) {
+	a := New(Config{ReplyTimeout: 2 * time.Second}, Site{Loopback: true}, slog.New(slog.DiscardHandler))
+	seen := map[string]bool{}
+	h := a.ChatHandler(func(ctx context.Context, in botgw.Inbound) error {
+		if !seen[in.ID] { // the store deduplicates by id
+			seen[in.ID] = true
+			return echoDeliver(a)(ctx, in)
+		}
+		return nil
+	})
+	if code, v := do(t, h, http.MethodPost, "/v1/chat", `{"chat":"web:r","text":"hi","id":"m1"}`); code != 200 || v["reply"] != "echo: hi" {
+		t.Fatalf("first answer %d %v", code, v)
+	}
+	k := botgw.ChatKey{Channel: Name, ID: "r"}
+	seen["m2"] = true                                                                 // stored, then the client went away
+	_ = a.Send(t.Context(), botgw.Outbound{Chat: k, ID: "re-m2", Text: "echo: lost"}) // with nobody waiting
+	for id, want := range map[string]string{"m1": "echo: hi", "m2": "echo: lost"} {
+		code, v := do(t, h, http.MethodPost, "/v1/chat", `{"chat":"web:r","text":"again","id":"`+id+`"}`)
+		if code != 200 || v["reply"] != want {
+			t.Errorf("retry of %s: %d %v, want 200 with %q", id, code, v, want)
+		}
+	}
+	if _, v := do(t, h, http.MethodGet, "/v1/chat?chat=web:r", ""); v["messages"] != nil {
+		t.Errorf("poll after the retry took the reply: %v, want nothing", v)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -17,6 +18,8 @@ import (
 	"go.mau.fi/whatsmeow/store/sqlstore"
 	"go.mau.fi/whatsmeow/types"
 	_ "modernc.org/sqlite" // pure-Go SQLite driver "sqlite": the binary stays CGO_ENABLED=0
+
+	"github.com/botgw/botgw/internal/httpclient"
 )
 
 // client is the part of *whatsmeow.Client the adapter uses, so tests can
@@ -143,6 +146,10 @@ func newClient(dev *store.Device, cfg Config, log *slog.Logger) (*whatsmeow.Clie
 	// delayed request (after RequestFromPhoneDelay) used without
 	// SynchronousAck; it is set so that stays true if SynchronousAck goes.
 	cli.AutomaticMessageRerequestFromPhone = true
+	// Media downloads and uploads keep their credentials with their hosts
+	// on a redirect, as every other outbound call does; setProxy below
+	// sets this client's transport's proxy.
+	cli.SetMediaHTTPClient(httpclient.New(http.DefaultTransport.(*http.Transport).Clone()))
 	if err := setProxy(cli, cfg.Proxy); err != nil {
 		return nil, err
 	}

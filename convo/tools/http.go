@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/internal/httpclient"
 )
 
 // Limits of one HTTP tool call.
@@ -48,7 +49,7 @@ func NewHTTP(tools []Config, log *slog.Logger) (*HTTP, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	h := &HTTP{client: &http.Client{}, tools: make(map[string]Config, len(tools)), log: log}
+	h := &HTTP{client: httpclient.New(nil), tools: make(map[string]Config, len(tools)), log: log}
 	for _, t := range tools {
 		params, _ := json.Marshal(t.schema()) // Validate checked it encodes
 		h.tools[t.Name] = t

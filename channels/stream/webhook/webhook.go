@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/internal/httpclient"
 	"github.com/botgw/botgw/webhooks"
 )
 
@@ -36,7 +37,8 @@ type Sink struct {
 // New builds the sink; client nil means a client with a 30 s timeout.
 func New(cfg Config, client *http.Client) *Sink {
 	if client == nil {
-		client = &http.Client{Timeout: 30 * time.Second}
+		client = httpclient.New(nil)
+		client.Timeout = 30 * time.Second
 	}
 	return &Sink{url: cfg.URL, secret: []byte(cfg.Secret), client: client, now: time.Now}
 }

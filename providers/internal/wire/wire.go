@@ -78,7 +78,7 @@ func HTTPClient(observe Observer, attempt time.Duration) *http.Client {
 	if observe != nil {
 		rt = observed{next: rt, observe: observe}
 	}
-	return &http.Client{Transport: httpclient.Deadline{Next: rt, D: attempt}}
+	return httpclient.New(httpclient.Deadline{Next: rt, D: attempt})
 }
 
 // replayedBody sends a fresh copy of a request body the SDK can replay
