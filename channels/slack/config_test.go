@@ -45,7 +45,7 @@ func TestConfigValidate(t *testing.T) {
 
 func TestNewPicksOneReceiveMode(t *testing.T) {
 	for _, mode := range []string{"events", "socket"} {
-		ch, err := New(Config{BotToken: "xoxb-1", SigningSecret: "s", Mode: mode, AppToken: "xapp-1"}, testPacer(t), discard())
+		ch, err := New(Config{BotToken: "xoxb-1", SigningSecret: "s", Mode: mode, AppToken: "xapp-1"}, Env{Pacer: testPacer(t)}, discard())
 		if err != nil {
 			t.Fatal(err)
 		}
