@@ -105,16 +105,16 @@ func (a *adapter) newClient(token string) *slack.Client {
 type adapter struct {
 	channels.Ignored // counts events read and not passed on
 
-	cfg  Config
-	api  *slack.Client // the config's bot token; with installs, no token
-	log  *slog.Logger
+	cfg Config
+	api *slack.Client // the config's bot token; with installs, no token
+	log *slog.Logger
 	// routes are the channel's webhook paths.
 	routes routes
 	// installs keeps the workspaces that installed the app (nil: one bot
 	// token from the config); app holds what installs by OAuth use.
 	installs *installStore
 	app      *appState
-	sent channels.Progress
+	sent     channels.Progress
 	// pacer holds sends to the platform's limits, shared by every replica.
 	pacer *ratelimit.Limiter
 
