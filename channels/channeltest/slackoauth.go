@@ -23,6 +23,17 @@ type slackOAuth struct {
 	clientID, clientSecret, redirectURI string
 	codes, refreshes                    map[string]SlackGrant
 	tokens                              map[string]bool // bot tokens issued and not revoked
+	gate                                chan struct{}   // refreshes wait for it to close
+}
+
+// HoldRefreshes makes token refreshes wait, seen in CallsTo but not
+// answered, until release is called.
+func (f *SlackAPI) HoldRefreshes() (release func()) {
+	gate := make(chan struct{})
+	f.mu.Lock()
+	f.oauth.gate = gate
+	f.mu.Unlock()
+	return func() { close(gate) }
 }
 
 // OAuthApp makes oauth.v2.access check the app's credentials and, when
@@ -76,6 +87,12 @@ func (f *SlackAPI) issued(token string) (known, good bool) {
 
 // oauthAccess answers oauth.v2.access as Slack does.
 func (f *SlackAPI) oauthAccess(w http.ResponseWriter, form url.Values) {
+	f.mu.Lock()
+	gate := f.oauth.gate
+	f.mu.Unlock()
+	if gate != nil && form.Get("grant_type") == "refresh_token" {
+		<-gate
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	o := &f.oauth

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/internal/wait"
 )
 
 func TestAppTokenIsRefreshedOnceWhileTwoReplicasSend(t *testing.T) {
@@ -19,6 +20,7 @@ func TestAppTokenIsRefreshedOnceWhileTwoReplicasSend(t *testing.T) {
 	next.BotToken, next.RefreshToken, next.ExpiresIn = "xoxe.xoxb-T0ONE-rotated-token", "xoxe-1-refresh-two", 43200
 	r.f.AddRefresh("xoxe-1-refresh-one", next)
 	chat := botgw.ChatKey{Channel: "slack", ID: "T0ONE/D0ONE"}
+	release := r.f.HoldRefreshes()
 	var wg sync.WaitGroup
 	for i := range 8 {
 		replica := []*eventsAppChannel{a, b}[i%2]
@@ -28,6 +30,12 @@ func TestAppTokenIsRefreshedOnceWhileTwoReplicasSend(t *testing.T) {
 			}
 		})
 	}
+	// While one replica refreshes, the sends go on with the token, still
+	// valid; none starts a refresh of its own.
+	wait.Eventually(t, "seven posts, or a second refresh", func() bool {
+		return len(r.f.CallsTo("chat.postMessage")) >= 7 || len(r.f.CallsTo("oauth.v2.access")) > 2
+	})
+	release()
 	wg.Wait()
 	if n := len(r.f.CallsTo("oauth.v2.access")); n != 2 { // the install, then one refresh
 		t.Fatalf("%d oauth.v2.access calls, want the install and one refresh", n)
