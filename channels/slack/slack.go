@@ -131,6 +131,8 @@ func (a *adapter) Name() string { return name }
 
 // Start learns the bot's own user and bot ids with auth.test, so the bot's
 // messages are never read as input and its mention is stripped from text.
+// With installs, each installation knows its bot user: Start runs the
+// sweep of the installations (token refresh, key change) until Close.
 func (a *adapter) Start(ctx context.Context) error {
 	if a.installs != nil {
 		a.startApp()
