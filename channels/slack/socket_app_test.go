@@ -1,0 +1,70 @@
+package slack
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/botgw/botgw"
+	"github.com/botgw/botgw/channels/channeltest"
+)
+
+// TestSocketModeAppRoutesEveryInstalledTeam: one Socket Mode connection
+// carries the events of every workspace; each is stored under its team, an
+// event of a workspace without an installation is acknowledged and not
+// stored, and the install routes are served over HTTP.
+func TestSocketModeAppRoutesEveryInstalledTeam(t *testing.T) {
+	r := newAppRig(t)
+	cfg := appConfig(r.f)
+	cfg.Mode, cfg.AppToken, cfg.SigningSecret = ModeSocket, testAppToken, ""
+	r.f.AppToken = testAppToken
+	ch, err := New(cfg, Env{Pacer: testPacer(t), Redis: r.rdb, KeyPrefix: "botgw", PublicURL: testPublicURL}, discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := ch.(*socketAppChannel)
+	h := app.WebhookHandler(nil)
+	r.install(t, h, h, "code-one", grant("T0ONE"))
+	r.install(t, h, h, "code-two", grant("T0TWO"))
+	env := func(id, team string) string {
+		return fmt.Sprintf(`{"envelope_id":%q,"payload":%s,"type":"events_api","accepts_response_payload":false,"retry_attempt":0}`,
+			id, dmEvent(team, "D0"+team, "1700000001.000100", "hi"))
+	}
+	sock := channeltest.NewSlackSocket(t, env("env-1", "T0ONE"), env("env-x", "T0NONE"), env("env-2", "T0TWO"))
+	r.f.UseSocket(sock)
+	var mu sync.Mutex
+	var stored []string
+	deliver := func(_ context.Context, in botgw.Inbound) error {
+		mu.Lock()
+		defer mu.Unlock()
+		stored = append(stored, in.Chat.String())
+		return nil
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go func() { _ = app.Listen(ctx, deliver) }()
+	for _, want := range []string{"env-1", "env-x", "env-2"} {
+		select {
+		case got := <-sock.Acks:
+			if got != want {
+				t.Fatalf("ack %q, want %q", got, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no ack for %s", want)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(stored) != 2 || stored[0] != "slack:T0ONE/D0T0ONE" || stored[1] != "slack:T0TWO/D0T0TWO" {
+		t.Errorf("stored %v, want one chat per installed team", stored)
+	}
+	if app.EventCounts()[statUnknownTeam] != 1 {
+		t.Errorf("counts %v, want one unknown_team", app.EventCounts())
+	}
+	if w := get(h, "/webhooks/slack/events"); w.Code == http.StatusOK {
+		t.Errorf("events route served in socket mode: %d", w.Code)
+	}
+}
