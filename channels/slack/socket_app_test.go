@@ -68,3 +68,24 @@ func TestSocketModeAppRoutesEveryInstalledTeam(t *testing.T) {
 		t.Errorf("events route served in socket mode: %d", w.Code)
 	}
 }
+
+// TestAppTapIsStoredUnderItsTeam: a tap on a button the app posted in an
+// installed workspace is the player's message in that team's chat.
+func TestAppTapIsStoredUnderItsTeam(t *testing.T) {
+	r := newAppRig(t)
+	a := r.replica(t, appConfig(r.f))
+	h := a.WebhookHandler(nil)
+	r.install(t, h, h, "code-one", grant("T061EG9R6")) // the team the fake's taps come from
+	chat := botgw.ChatKey{Channel: name, ID: "T061EG9R6/" + dmChannel}
+	sendChoices(t, &a.eventsChannel, chat, "Ferry or walk?")
+	var store channeltest.Store
+	if w := signedTap(a.WebhookHandler(store.Deliver), r.f.Tap(0, 1, userID, "1334.5"), time.Now(), testSecret); w.Code != http.StatusOK {
+		t.Fatalf("tap: %d %s", w.Code, w.Body)
+	}
+	if got := store.Stored(); len(got) != 1 || got[0].Chat != chat || got[0].Text != "Walk <fast> & far" {
+		t.Errorf("stored %+v, want the tap in %s", got, chat)
+	}
+	if p := r.f.CallsTo("chat.postMessage"); len(p) != 1 || p[0].Token != "xoxb-T061EG9R6-secret-token" {
+		t.Errorf("posts %+v, want the choices posted with the team's token", p)
+	}
+}
