@@ -2,15 +2,20 @@ package slack
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/slack-go/slack"
+
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels/channeltest"
 )
+
+type slackFile = slack.File
 
 // TestSocketModeAppRoutesEveryInstalledTeam: one Socket Mode connection
 // carries the events of every workspace; each is stored under its team, an
@@ -87,5 +92,30 @@ func TestAppTapIsStoredUnderItsTeam(t *testing.T) {
 	}
 	if p := r.f.CallsTo("chat.postMessage"); len(p) != 1 || p[0].Token != "xoxb-T061EG9R6-secret-token" {
 		t.Errorf("posts %+v, want the choices posted with the team's token", p)
+	}
+}
+
+// TestAppFileIsDownloadedWithItsTeamsToken: a photo shared in an installed
+// workspace is fetched with that workspace's token; once it uninstalls,
+// the file is not found.
+func TestAppFileIsDownloadedWithItsTeamsToken(t *testing.T) {
+	r := newAppRig(t)
+	a := r.replica(t, appConfig(r.f))
+	h := a.WebhookHandler(nil)
+	r.install(t, h, h, "code-one", grant("T0ONE"))
+	file := r.f.AddFile("F0PHOTO1", "clue.jpg", "image/jpeg", []byte("\xff\xd8\xff photo"), nil)
+	m := fileMedia("T0ONE", []slackFile{{URLPrivateDownload: file["url_private_download"].(string), Mimetype: "image/jpeg"}})
+	data, err := a.FetchMedia(t.Context(), *m, 0)
+	if err != nil || string(data) != "\xff\xd8\xff photo" {
+		t.Fatalf("fetch = %q, %v", data, err)
+	}
+	if d := r.f.FileDownloads(); len(d) != 1 || d[0].Token != "xoxb-T0ONE-secret-token" {
+		t.Errorf("downloads %+v, want one with the team's token", d)
+	}
+	if _, err := a.uninstall(t.Context(), "T0ONE", "test"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.FetchMedia(t.Context(), *m, 0); !errors.Is(err, botgw.ErrNotFound) {
+		t.Errorf("fetch after the uninstall: %v, want not found", err)
 	}
 }
