@@ -81,11 +81,14 @@ func appGrant(team string) channeltest.SlackGrant {
 }
 
 // appDM is a direct message event of team as the Events API posts it.
-func appDM(team, ts, text string) string {
+func appDM(team, ts, text string) string { return appDMIn(team, "D0"+team, ts, text) }
+
+// appDMIn is a direct message event of team in channel.
+func appDMIn(team, channel, ts, text string) string {
 	return fmt.Sprintf(`{"token":"x","team_id":%q,"api_app_id":"A0KRD7HC3","type":"event_callback","event_id":"Ev%s%s",`+
-		`"event_time":1700000000,"event":{"type":"message","channel_type":"im","channel":"D0%s","user":"UPLAYER1",`+
+		`"event_time":1700000000,"event":{"type":"message","channel_type":"im","channel":%q,"user":"UPLAYER1",`+
 		`"text":%q,"ts":%q,"event_ts":%q},"authorizations":[{"team_id":%q,"user_id":"UBOT%s","is_bot":true}]}`,
-		team, team, strings.ReplaceAll(ts, ".", ""), team, text, ts, ts, team, team)
+		team, team, strings.ReplaceAll(ts, ".", ""), channel, text, ts, ts, team, team)
 }
 
 func postsBy(api *channeltest.SlackAPI, token string) int {
@@ -219,4 +222,58 @@ func redisValues(t *testing.T, redisURL, prefix string) string {
 		t.Fatal("nothing in Redis under the prefix")
 	}
 	return b.String()
+}
+
+func refreshCalls(api *channeltest.SlackAPI) int {
+	n := 0
+	for _, c := range api.CallsTo("oauth.v2.access") {
+		if c.Params["grant_type"] == "refresh_token" {
+			n++
+		}
+	}
+	return n
+}
+
+// TestBinarySlackAppTokenRefreshedOnceWhileBothReplicasSend: a rotating
+// token close to its expiry is refreshed by one replica while the other
+// keeps sending with it; then both send with the new token.
+func TestBinarySlackAppTokenRefreshedOnceWhileBothReplicasSend(t *testing.T) {
+	api := channeltest.NewSlackAPI(t, "xoxb-not-used", "", "", "")
+	_, _, a, b := slackAppReplicas(t, api)
+	g := appGrant("T0ROT")
+	g.RefreshToken, g.ExpiresIn = "xoxe-1-e2e-refresh-one", 300 // due: refreshed 10 minutes ahead
+	next := appGrant("T0ROT")
+	next.BotToken, next.RefreshToken, next.ExpiresIn = "xoxe.xoxb-T0ROT-e2e-rotated", "xoxe-1-e2e-refresh-two", 43200
+	api.AddInstall("code-rot", g)
+	api.AddRefresh(g.RefreshToken, next)
+	release := api.HoldRefreshes()
+	if _, status, body := appInstall(t, a, b, "code-rot"); status != http.StatusOK {
+		t.Fatalf("install: %d %s", status, body)
+	}
+	dm := func(r *replica, ts string) { // each replica's player in a chat of their own
+		t.Helper()
+		body := appDMIn("T0ROT", "D0"+strings.ToUpper(r.name), ts, "hi")
+		if code := postSlackTo(r.base+"/webhooks/slack/events", "application/json", body, "e2e-signing-secret", time.Now()); code != http.StatusOK {
+			t.Fatalf("event: %d", code)
+		}
+	}
+	dm(a, "1700000001.000100")
+	wait.Eventually(t, "a refresh under way", func() bool { return refreshCalls(api) >= 1 })
+	dm(b, "1700000002.000100")
+	wait.Eventually(t, "the other replica sending with the token meanwhile, or a second refresh", func() bool {
+		return postsBy(api, g.BotToken) >= 1 || refreshCalls(api) > 1
+	})
+	release()
+	wait.Eventually(t, "both answered", func() bool { return postsBy(api, g.BotToken)+postsBy(api, next.BotToken) == 2 })
+	dm(a, "1700000003.000100")
+	dm(b, "1700000004.000100")
+	wait.Eventually(t, "both answered with the new token", func() bool { return postsBy(api, next.BotToken) >= 3 })
+	if n := refreshCalls(api); n != 1 {
+		t.Errorf("%d refreshes, want one for both replicas", n)
+	}
+	for _, r := range []*replica{a, b} {
+		if strings.Contains(r.logs.String(), "e2e-rotated") || strings.Contains(r.logs.String(), "e2e-refresh") {
+			t.Errorf("replica %s logged a token", r.name)
+		}
+	}
 }
