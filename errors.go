@@ -61,7 +61,10 @@ type PlatformError struct {
 	// Sent is how many parts of a split reply the platform had taken when
 	// the send failed (0: none, or not split); a retry resumes after them.
 	Sent int
-	Err  error
+	// Reason, when set, is the dead letter's reason for a permanent
+	// refusal (Slack: "uninstalled") instead of the error's text.
+	Reason string
+	Err    error
 }
 
 func (e *PlatformError) Error() string {

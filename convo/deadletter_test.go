@@ -24,6 +24,7 @@ type refusingChannel struct {
 	mu        sync.Mutex
 	broken    bool
 	transient bool
+	reason    string // the refusal's dead-letter reason, if any
 	calls     int
 	sent      []botgw.Outbound
 }
@@ -35,7 +36,7 @@ func (c *refusingChannel) Send(_ context.Context, m botgw.Outbound) error {
 	defer c.mu.Unlock()
 	c.calls++
 	if c.broken {
-		return &botgw.PlatformError{Channel: "test", Status: 400, Permanent: !c.transient, Err: errors.New("Bad Request: chat not found")}
+		return &botgw.PlatformError{Channel: "test", Status: 400, Permanent: !c.transient, Reason: c.reason, Err: errors.New("Bad Request: chat not found")}
 	}
 	c.sent = append(c.sent, m)
 	return nil
@@ -201,5 +202,20 @@ func TestUnstorableInputIsADeadLetter(t *testing.T) {
 	d := deadList(t, st)
 	if len(d) != 1 || d[0].Kind != "input" || d[0].Chat != "slack:C{1}" || d[0].Text != "poison" || !strings.Contains(d[0].Reason, "chat key") {
 		t.Errorf("dead letters = %+v", d)
+	}
+}
+
+// TestRefusalWithAReasonIsKeptUnderIt: a permanent refusal that names its
+// reason (Slack: a workspace that uninstalled the app) is the dead
+// letter's reason.
+func TestRefusalWithAReasonIsKeptUnderIt(t *testing.T) {
+	st := openStore(t, false, fastStore)
+	eng, _ := newDeadRig(t, st, &refusingChannel{broken: true, reason: "uninstalled"}, Config{})
+	if err := eng.Handle(context.Background(), botgw.Inbound{Chat: testChat, ID: msgID(0), Text: "hello?"}); err != nil {
+		t.Fatal(err)
+	}
+	wait.Eventually(t, "a dead letter", func() bool { return len(deadList(t, st)) == 1 })
+	if d := deadList(t, st)[0]; d.Kind != "reply" || d.Reason != "uninstalled" {
+		t.Errorf("dead letter = %+v, want a reply kept with the reason uninstalled", d)
 	}
 }

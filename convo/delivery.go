@@ -39,7 +39,11 @@ func (e *Engine) deliverOne(ctx context.Context, k botgw.ChatKey, m botgw.Outbou
 	}
 	var pe *botgw.PlatformError
 	if errors.As(err, &pe) && pe.Permanent {
-		e.dead().Reply(ctx, k, m, "refused by the platform: "+err.Error(), 1, log)
+		reason := "refused by the platform: " + err.Error()
+		if pe.Reason != "" {
+			reason = pe.Reason
+		}
+		e.dead().Reply(ctx, k, m, reason, 1, log)
 		e.sent(ctx, m, err)
 		return nil
 	}

@@ -19,6 +19,11 @@ type actor interface {
 	Actions() map[string]func(ctx context.Context) error
 }
 
+// adminRouter is a channel with admin routes of its own under
+// /v1/admin/<channel>/… (Slack: its installations), behind the admin
+// token; its handler sees the whole path.
+type adminRouter interface{ AdminHandler() http.Handler }
+
 // channelView is one channel as GET /v1/admin/channels shows it.
 type channelView struct {
 	Healthy bool   `json:"healthy"`
@@ -48,6 +53,9 @@ func (a *Admin) mountChannels(g *echo.Group) {
 		}
 		if ac, ok := ch.(actor); ok {
 			g.POST("/"+ch.Name()+"/:action", func(c echo.Context) error { return runAction(c, ch, ac) })
+		}
+		if ar, ok := ch.(adminRouter); ok {
+			g.Any("/"+ch.Name()+"/*", echo.WrapHandler(ar.AdminHandler()))
 		}
 	}
 }

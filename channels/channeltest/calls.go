@@ -6,6 +6,7 @@ import "sync"
 type APICall struct {
 	Method string
 	Params map[string]string // form fields; nested objects as JSON text
+	Token  string            // the token it carried (Slack: Bearer or form), if any
 }
 
 // callLog records a fake's requests; safe for concurrent use.

@@ -39,6 +39,7 @@ type SlackAPI struct {
 	seen      chan APICall
 	files     map[string]*slackFile
 	failFiles int // the next file downloads answered 500
+	oauth     slackOAuth
 	t         testing.TB
 }
 
@@ -68,7 +69,7 @@ func (f *SlackAPI) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	body, _ := io.ReadAll(r.Body)
 	form, _ := url.ParseQuery(string(body))
-	c := APICall{Method: method, Params: map[string]string{}}
+	c := APICall{Method: method, Params: map[string]string{}, Token: callToken(r, form)}
 	for k := range form {
 		c.Params[k] = form.Get(k)
 	}
@@ -76,6 +77,10 @@ func (f *SlackAPI) serve(w http.ResponseWriter, r *http.Request) {
 	select {
 	case f.seen <- c:
 	default:
+	}
+	if method == "oauth.v2.access" {
+		f.oauthAccess(w, form)
+		return
 	}
 	if !f.authorised(method, r, form) {
 		writeSlack(w, http.StatusOK, `{"ok":false,"error":"invalid_auth"}`)
@@ -88,7 +93,19 @@ func (f *SlackAPI) authorised(method string, r *http.Request, form url.Values) b
 	if method == "apps.connections.open" {
 		return r.Header.Get("Authorization") == "Bearer "+f.AppToken
 	}
-	return form.Get("token") == f.BotToken || r.Header.Get("Authorization") == "Bearer "+f.BotToken
+	token := callToken(r, form)
+	if known, good := f.issued(token); known {
+		return good
+	}
+	return token == f.BotToken
+}
+
+// callToken is the token a Web API call carries: Bearer, else the form's.
+func callToken(r *http.Request, form url.Values) string {
+	if t, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+		return t
+	}
+	return form.Get("token")
 }
 
 func (f *SlackAPI) answer(w http.ResponseWriter, c APICall, form url.Values) {

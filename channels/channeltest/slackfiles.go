@@ -70,11 +70,11 @@ func (f *SlackAPI) addFile(id, name, mimetype string, sf slackFile, size int, fi
 func (f *SlackAPI) serveFile(w http.ResponseWriter, r *http.Request) {
 	rest := strings.TrimPrefix(r.URL.Path, "/files-pri/"+slackTeam+"-")
 	id, _, _ := strings.Cut(rest, "/")
-	auth := "none"
-	if r.Header.Get("Authorization") == "Bearer "+f.BotToken {
+	auth, token := "none", callToken(r, nil)
+	if known, good := f.issued(token); (known && good) || (!known && token == f.BotToken) {
 		auth = "bot"
 	}
-	f.record(APICall{Method: "GET /files-pri", Params: map[string]string{"id": id, "auth": auth}})
+	f.record(APICall{Method: "GET /files-pri", Params: map[string]string{"id": id, "auth": auth}, Token: token})
 	if auth != "bot" {
 		http.Redirect(w, r, "/?redir="+url.QueryEscape(r.URL.Path), http.StatusFound)
 		return

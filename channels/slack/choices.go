@@ -22,9 +22,6 @@ import (
 // POST /webhooks/slack/interactivity (or over Socket Mode), signed like the
 // Events API. Slack has no location button: AskLocation is not shown.
 
-// InteractivityPath is the Interactivity Request URL path.
-const InteractivityPath = "/webhooks/slack/interactivity"
-
 // maxSectionText is the longest text a section block takes; a longer last
 // part goes out as it is and the buttons follow in a message of their own.
 const maxSectionText = 3000
@@ -97,9 +94,19 @@ func (h *interactivityHandler) ServeHTTP(w http.ResponseWriter, r *http.Request)
 
 // storeTap hands the tap an interaction carries to deliver; interactions
 // that are not a tap on a message's button are acknowledged and counted as
-// ignored. It reports false when the tap could not be made durable.
+// ignored, as are taps in a workspace without an installation. It reports
+// false when the tap could not be made durable.
 func (a *adapter) storeTap(ctx context.Context, cb slack.InteractionCallback, deliver botgw.Deliver) bool {
-	in, ok := a.tapInbound(cb)
+	t, ok, err := a.teamOf(ctx, tapTeams(cb))
+	switch {
+	case err != nil:
+		a.log.Error("slack tap not stored", "err", err)
+		return false
+	case !ok:
+		a.unknownTeam()
+		return true
+	}
+	in, ok := tapInbound(cb, t.id)
 	if !ok {
 		a.Ignore()
 		return true
@@ -114,7 +121,7 @@ func (a *adapter) storeTap(ctx context.Context, cb slack.InteractionCallback, de
 // tapInbound is the player's message a block_actions interaction stands
 // for: the button's value (its label) as text, deduplicated on the
 // interaction's trigger_id.
-func (a *adapter) tapInbound(cb slack.InteractionCallback) (botgw.Inbound, bool) {
+func tapInbound(cb slack.InteractionCallback, teamID string) (botgw.Inbound, bool) {
 	acts := cb.ActionCallback.BlockActions
 	channel := cb.Container.ChannelID
 	if channel == "" {
@@ -130,7 +137,7 @@ func (a *adapter) tapInbound(cb slack.InteractionCallback) (botgw.Inbound, bool)
 		id = act.ActionTs
 	}
 	tap, known := channels.ParseTapData(act.ActionID)
-	in := botgw.Inbound{Chat: chatKey(channel, msgTS, threadOf(cb)), Kind: botgw.KindText, ID: "act:" + id,
+	in := botgw.Inbound{Chat: chatKey(teamID, channel, msgTS, threadOf(cb)), Kind: botgw.KindText, ID: "act:" + id,
 		UserID: cb.User.ID, UserName: cb.User.Name, At: tsTime(act.ActionTs), Tap: &tap}
 	if known {
 		in.Text = act.Value

@@ -136,7 +136,7 @@ func TestSocketModeTapIsStoredThenAcked(t *testing.T) {
 		f.TapPayload(0, 0, userID, "trig-socket"))
 	sock := channeltest.NewSlackSocket(t, env)
 	f.UseSocket(sock)
-	ch, err := New(Config{BotToken: testBotToken, Mode: ModeSocket, AppToken: testAppToken, APIURL: f.URL}, testPacer(t), discard())
+	ch, err := New(Config{BotToken: testBotToken, Mode: ModeSocket, AppToken: testAppToken, APIURL: f.URL}, Env{Pacer: testPacer(t)}, discard())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,32 @@ type Config struct {
 	// RatePerChannelPerSecond is the most messages a second to one channel,
 	// shared by every replica (default 1, Slack's limit; short bursts of 3).
 	RatePerChannelPerSecond float64 `yaml:"rate_per_channel_per_second"`
+
+	// ClientID and ClientSecret turn on installs by OAuth (docs/slack-app.md):
+	// any workspace installs the app at /webhooks/slack/install and is
+	// answered with its own bot token; BotToken is then not used.
+	ClientID     string `yaml:"client_id"`
+	ClientSecret string `yaml:"client_secret"`
+	// Scopes are the bot scopes an install asks for; empty: defaultScopes.
+	Scopes []string `yaml:"scopes"`
+	// InstallRedirect is where the installer lands after an install; empty:
+	// a plain success page.
+	InstallRedirect string `yaml:"install_redirect"`
+	// TokenKey (32 bytes, base64) encrypts the installations' tokens in
+	// Redis (AES-256-GCM); required with ClientID. TokenKeyOld is the
+	// previous key during a key change: read, never written.
+	TokenKey    string `yaml:"token_key"`
+	TokenKeyOld string `yaml:"token_key_old"`
 }
+
+// defaultScopes are the bot scopes the gateway uses: mentions and direct
+// messages in, replies out, shared photos and voice notes, the thinking
+// reaction.
+var defaultScopes = []string{"app_mentions:read", "chat:write", "im:history", "files:read", "reactions:write"}
+
+// Installs reports whether workspaces install the app by OAuth (client_id
+// set) rather than the config naming one bot token.
+func (c Config) Installs() bool { return c.ClientID != "" }
 
 // Validate reports every problem of the section, each prefixed with its key
 // path, joined with errors.Join.
@@ -46,8 +71,12 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("channels.slack."+key+": "+format, args...))
 	}
 	switch {
+	case c.Installs():
+		c.validateInstalls(add)
+	case c.ClientSecret != "" || c.TokenKey != "":
+		add("client_id", "required with client_secret and token_key (installs by OAuth)")
 	case c.BotToken == "":
-		add("bot_token", "required")
+		add("bot_token", "required (or client_id, client_secret and token_key to install by OAuth)")
 	case strings.HasPrefix(c.BotToken, "xapp-"):
 		add("bot_token", "is an app-level token (xapp-…); want the bot token (xoxb-…)")
 	}
@@ -75,6 +104,31 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
+// validateInstalls checks the keys of installs by OAuth.
+func (c Config) validateInstalls(add func(key, format string, args ...any)) {
+	if c.ClientSecret == "" {
+		add("client_secret", "required with client_id")
+	}
+	if _, err := parseKey(c.TokenKey); err != nil {
+		add("token_key", "required with client_id: %v", err)
+	}
+	if c.TokenKeyOld != "" {
+		if _, err := parseKey(c.TokenKeyOld); err != nil {
+			add("token_key_old", "%v", err)
+		}
+	}
+	for i, s := range c.Scopes {
+		if s == "" || strings.ContainsAny(s, ", \t") {
+			add(fmt.Sprintf("scopes[%d]", i), "%q: want one scope such as chat:write", s)
+		}
+	}
+	if c.InstallRedirect != "" {
+		if err := checkAPIURL(c.InstallRedirect); err != nil {
+			add("install_redirect", "%v", err)
+		}
+	}
+}
+
 func checkAPIURL(s string) error {
 	if s == "" {
 		return nil
@@ -96,6 +150,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.APIURL != "" && !strings.HasSuffix(c.APIURL, "/") {
 		c.APIURL += "/" // slack-go appends method names directly
+	}
+	if len(c.Scopes) == 0 {
+		c.Scopes = defaultScopes
 	}
 	c.ThinkingReaction = strings.Trim(c.ThinkingReaction, ":")
 	switch c.ThinkingReaction {

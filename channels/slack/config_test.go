@@ -20,6 +20,14 @@ func TestConfigValidate(t *testing.T) {
 		{"tokens swapped", Config{BotToken: "xapp-1", Mode: "socket", AppToken: "xoxb-1"},
 			[]string{"channels.slack.bot_token:", "channels.slack.app_token:"}},
 		{"bad mode", Config{BotToken: "xoxb-1", Mode: "rtm"}, []string{"channels.slack.mode:"}},
+		{"app", Config{SigningSecret: "s", ClientID: "1.2", ClientSecret: "c", TokenKey: testTokenKey}, nil},
+		{"app without token_key", Config{SigningSecret: "s", ClientID: "1.2", ClientSecret: "c"},
+			[]string{"channels.slack.token_key: required with client_id"}},
+		{"app with a short key", Config{SigningSecret: "s", ClientID: "1.2", ClientSecret: "c", TokenKey: "c2hvcnQ=", TokenKeyOld: "%%"},
+			[]string{"channels.slack.token_key: required with client_id: decodes to 5 bytes, want 32", "channels.slack.token_key_old: not base64"}},
+		{"app without secret", Config{SigningSecret: "s", ClientID: "1.2", TokenKey: testTokenKey, Scopes: []string{"chat:write,im:history"}},
+			[]string{"channels.slack.client_secret: required", "channels.slack.scopes[0]:"}},
+		{"secret without client_id", Config{BotToken: "xoxb-1", SigningSecret: "s", ClientSecret: "c"}, []string{"channels.slack.client_id: required"}},
 		{"bad api url", Config{BotToken: "xoxb-1", SigningSecret: "s", APIURL: "localhost:9000"}, []string{"channels.slack.api_url:"}},
 	}
 	for _, tc := range tests {
@@ -45,7 +53,7 @@ func TestConfigValidate(t *testing.T) {
 
 func TestNewPicksOneReceiveMode(t *testing.T) {
 	for _, mode := range []string{"events", "socket"} {
-		ch, err := New(Config{BotToken: "xoxb-1", SigningSecret: "s", Mode: mode, AppToken: "xapp-1"}, testPacer(t), discard())
+		ch, err := New(Config{BotToken: "xoxb-1", SigningSecret: "s", Mode: mode, AppToken: "xapp-1"}, Env{Pacer: testPacer(t)}, discard())
 		if err != nil {
 			t.Fatal(err)
 		}

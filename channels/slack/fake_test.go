@@ -25,7 +25,7 @@ func newFakeSlack(t testing.TB) *channeltest.SlackAPI {
 // newTestAdapter builds an events-mode channel against f and runs Start.
 func newTestAdapter(t testing.TB, f *channeltest.SlackAPI) *eventsChannel {
 	t.Helper()
-	ch, err := New(Config{BotToken: testBotToken, SigningSecret: testSecret, APIURL: f.URL}, testPacer(t), discard())
+	ch, err := New(Config{BotToken: testBotToken, SigningSecret: testSecret, APIURL: f.URL}, Env{Pacer: testPacer(t)}, discard())
 	if err != nil {
 		t.Fatal(err)
 	}

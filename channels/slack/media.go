@@ -18,12 +18,16 @@ var _ botgw.MediaFetcher = (*adapter)(nil)
 // fileMedia is the first photo or audio file among a message's files, or
 // nil when it has none the gateway reads (documents, videos, files from
 // other services). Audio files, Slack's audio clips among them, are
-// transcribed as voice notes.
-func fileMedia(files []slack.File) *botgw.Media {
+// transcribed as voice notes. With installs the reference is
+// "<team> <url>", so the download uses the team's token.
+func fileMedia(teamID string, files []slack.File) *botgw.Media {
 	for _, f := range files {
 		ref := cmp.Or(f.URLPrivateDownload, f.URLPrivate)
 		if ref == "" || f.IsExternal {
 			continue
+		}
+		if teamID != "" {
+			ref = teamID + " " + ref
 		}
 		m := &botgw.Media{Ref: ref, MIME: f.Mimetype, Size: int64(f.Size)}
 		switch {
@@ -49,8 +53,12 @@ func (a *adapter) FetchMedia(ctx context.Context, m botgw.Media, limit int64) ([
 	if limit > 0 && m.Size > limit {
 		return nil, fmt.Errorf("slack file of %d bytes: %w", m.Size, botgw.ErrTooLarge)
 	}
+	api, ref, err := a.fileAPI(ctx, m.Ref)
+	if err != nil {
+		return nil, err
+	}
 	w := &capped{limit: limit}
-	err := a.api.GetFileContext(ctx, m.Ref, w)
+	err = api.GetFileContext(ctx, ref, w)
 	var status slack.StatusCodeError
 	switch {
 	case err == nil:
@@ -78,4 +86,24 @@ func (c *capped) Write(p []byte) (int, error) {
 	}
 	c.data = append(c.data, p...)
 	return len(p), nil
+}
+
+// fileAPI is the client that downloads a file and the file's URL: with
+// installs, the token of the team the reference names.
+func (a *adapter) fileAPI(ctx context.Context, ref string) (*slack.Client, string, error) {
+	if a.installs == nil {
+		return a.api, ref, nil
+	}
+	teamID, u, ok := strings.Cut(ref, " ")
+	if !ok {
+		return nil, "", fmt.Errorf("slack file reference without its team: %w", botgw.ErrNotFound)
+	}
+	api, err := a.tokenFor(ctx, teamID)
+	if errors.Is(err, errNoInstallation) {
+		return nil, "", fmt.Errorf("slack file of an uninstalled workspace: %w", botgw.ErrNotFound)
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("slack file download: %w", err)
+	}
+	return api, u, nil
 }

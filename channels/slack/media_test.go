@@ -95,7 +95,7 @@ func TestFetchMediaFailures(t *testing.T) {
 		t.Errorf("the retry: %q, %v; want the file", data, err)
 	}
 
-	other, err := New(Config{BotToken: "xoxb-not-the-apps-token", SigningSecret: testSecret, APIURL: f.URL}, testPacer(t), discard())
+	other, err := New(Config{BotToken: "xoxb-not-the-apps-token", SigningSecret: testSecret, APIURL: f.URL}, Env{Pacer: testPacer(t)}, discard())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,14 +21,31 @@ type message struct {
 
 // store hands the message an event carries, if any, to deliver. It reports
 // false when the message could not be made durable: the platform must then
-// retry (HTTP 503, or no Socket Mode ack).
+// retry (HTTP 503, or no Socket Mode ack). With installs, an event of a
+// workspace without an installation is acknowledged, counted and not
+// stored, and app_uninstalled and tokens_revoked delete the installation.
 func (a *adapter) store(ctx context.Context, ev slackevents.EventsAPIEvent, deliver botgw.Deliver) bool {
-	in, ok := a.normalise(ev)
+	if ev.Type != slackevents.CallbackEvent {
+		a.Ignore()
+		return true
+	}
+	t, ok, err := a.teamOf(ctx, eventTeams(ev))
+	switch {
+	case err != nil:
+		a.log.Error("slack event not stored", "err", err)
+		return false
+	case !ok:
+		a.unknownTeam()
+		return true
+	case a.installs != nil && a.uninstallEvent(ctx, ev, t):
+		return true
+	}
+	in, ok := a.normalise(ev, t)
 	if !ok {
 		a.Ignore()
 		return true
 	}
-	err := deliver(ctx, in)
+	err = deliver(ctx, in)
 	if err != nil && !errors.Is(err, botgw.ErrDuplicate) {
 		a.log.Error("slack message not stored", "chat", in.Chat, "err", err)
 		return false
@@ -36,14 +53,11 @@ func (a *adapter) store(ctx context.Context, ev slackevents.EventsAPIEvent, deli
 	return true
 }
 
-// normalise turns one Events API event into an Inbound. It reports false for
-// everything the gateway does not read: other event types, edits, joins and
-// other subtypes, bots (this one included), channel messages that do not
-// mention the bot, and empty messages.
-func (a *adapter) normalise(ev slackevents.EventsAPIEvent) (botgw.Inbound, bool) {
-	if ev.Type != slackevents.CallbackEvent {
-		return botgw.Inbound{}, false
-	}
+// normalise turns one Events API event of team t into an Inbound. It
+// reports false for everything the gateway does not read: other event
+// types, edits, joins and other subtypes, bots (this one included), channel
+// messages that do not mention the bot, and empty messages.
+func (a *adapter) normalise(ev slackevents.EventsAPIEvent, t team) (botgw.Inbound, bool) {
 	var p message
 	switch e := ev.InnerEvent.Data.(type) {
 	case *slackevents.MessageEvent:
@@ -53,18 +67,18 @@ func (a *adapter) normalise(ev slackevents.EventsAPIEvent) (botgw.Inbound, bool)
 		p = message{channel: e.Channel, user: e.User, botID: e.BotID, text: e.Text,
 			ts: e.TimeStamp, threadTS: e.ThreadTimeStamp}
 		if e.Message != nil {
-			p.files, p.media = len(e.Message.Files) > 0, fileMedia(e.Message.Files)
+			p.files, p.media = len(e.Message.Files) > 0, fileMedia(t.id, e.Message.Files)
 		}
 	case *slackevents.AppMentionEvent:
 		if e.Edited != nil {
 			return botgw.Inbound{}, false
 		}
 		p = message{channel: e.Channel, user: e.User, botID: e.BotID, text: e.Text,
-			ts: e.TimeStamp, threadTS: e.ThreadTimeStamp, files: len(e.Files) > 0, media: fileMedia(e.Files)}
+			ts: e.TimeStamp, threadTS: e.ThreadTimeStamp, files: len(e.Files) > 0, media: fileMedia(t.id, e.Files)}
 	default:
 		return botgw.Inbound{}, false
 	}
-	return a.inbound(p)
+	return inbound(p, t)
 }
 
 // readMessage reports whether a message event is a new direct message. Channel
@@ -73,13 +87,13 @@ func readMessage(e *slackevents.MessageEvent) bool {
 	return isDM(e.Channel) && (e.SubType == "" || e.SubType == "file_share")
 }
 
-func (a *adapter) inbound(p message) (botgw.Inbound, bool) {
-	self := a.bot()
+func inbound(p message, t team) (botgw.Inbound, bool) {
+	self := t.self
 	if p.user == "" || p.channel == "" || p.ts == "" || p.botID != "" || p.user == self.UserID { // no ts: no id to dedupe on
 		return botgw.Inbound{}, false
 	}
 	in := botgw.Inbound{
-		Chat:   chatKey(p.channel, p.ts, p.threadTS),
+		Chat:   chatKey(t.id, p.channel, p.ts, p.threadTS),
 		Kind:   botgw.KindText,
 		ID:     p.ts,
 		UserID: p.user,
@@ -97,10 +111,14 @@ func (a *adapter) inbound(p message) (botgw.Inbound, bool) {
 }
 
 // chatKey is the conversation of a message: the direct message channel, or
-// the thread (started by the message itself when it is a channel mention).
-// The app_mention and message.im copies of one message get the same key.
-func chatKey(channel, ts, threadTS string) botgw.ChatKey {
+// the thread (started by the message itself when it is a channel mention),
+// led by the team's installation id when workspaces install the app. The
+// app_mention and message.im copies of one message get the same key.
+func chatKey(teamID, channel, ts, threadTS string) botgw.ChatKey {
 	id := channel
+	if teamID != "" {
+		id = teamID + "/" + channel
+	}
 	switch {
 	case threadTS != "":
 		id += "/" + threadTS
@@ -110,19 +128,24 @@ func chatKey(channel, ts, threadTS string) botgw.ChatKey {
 	return botgw.ChatKey{Channel: name, ID: id}
 }
 
-// dest is where replies to a chat go: a channel and a thread, if any.
+// dest is where replies to a chat go: a team (with installs), a channel
+// and a thread, if any.
 type dest struct {
-	chat            botgw.ChatKey
-	channel, thread string
+	chat                  botgw.ChatKey
+	team, channel, thread string
 }
 
 // target reads the destination from a chat key.
-func target(k botgw.ChatKey) (dest, bool) {
+func (a *adapter) target(k botgw.ChatKey) (dest, bool) {
 	if k.Channel != name {
 		return dest{}, false
 	}
-	channel, thread, _ := strings.Cut(k.ID, "/")
-	return dest{chat: k, channel: channel, thread: thread}, channel != ""
+	d, rest := dest{chat: k}, k.ID
+	if a.installs != nil {
+		d.team, rest, _ = strings.Cut(rest, "/")
+	}
+	d.channel, d.thread, _ = strings.Cut(rest, "/")
+	return d, d.channel != "" && (a.installs == nil || d.team != "")
 }
 
 // isDM reports whether a conversation id is a direct message (D…).

@@ -26,14 +26,16 @@ const (
 // posted (m.Sent, as recorded in the outbox from the error's Sent, or this
 // process's memory).
 func (a *adapter) Send(ctx context.Context, m botgw.Outbound) error {
-	to, ok := target(m.Chat)
-	if !ok {
-		return &botgw.PlatformError{Channel: name, Permanent: true,
-			Err: fmt.Errorf("chat %s: not a slack chat", m.Chat)}
+	to, api, err := a.chatAPI(ctx, m.Chat)
+	if err != nil {
+		return err
 	}
 	parts := layout(markup.Slack.Render(m.Text), m.Offer)
 	for i := max(a.sent.Sent(m.ID), m.Sent); i < len(parts); i++ {
-		if err := a.post(ctx, to, parts[i]); err != nil {
+		if err := a.post(ctx, api, to, parts[i]); err != nil {
+			if a.revoked(ctx, to.team, err) {
+				return uninstalledError(m.Chat)
+			}
 			pe := platformError(fmt.Errorf("post part %d of %d to %s: %w", i+1, len(parts), m.Chat, err))
 			pe.Sent = i
 			return pe
@@ -46,7 +48,7 @@ func (a *adapter) Send(ctx context.Context, m botgw.Outbound) error {
 // post sends one part with chat.postMessage once the channel's send limit
 // allows it. A 429 holds the channel back for its Retry-After on every
 // replica; the part is then tried again a few times.
-func (a *adapter) post(ctx context.Context, to dest, p post) error {
+func (a *adapter) post(ctx context.Context, api *slack.Client, to dest, p post) error {
 	opts := []slack.MsgOption{slack.MsgOptionText(p.text, false)}
 	if len(p.blocks) > 0 {
 		opts = append(opts, slack.MsgOptionBlocks(p.blocks...))
@@ -55,16 +57,16 @@ func (a *adapter) post(ctx context.Context, to dest, p post) error {
 		opts = append(opts, slack.MsgOptionTS(to.thread))
 	}
 	for attempt := 0; ; attempt++ {
-		if err := a.paced(ctx, to.channel); err != nil {
+		if err := a.paced(ctx, to); err != nil {
 			return err
 		}
-		_, _, err := a.api.PostMessageContext(ctx, to.channel, opts...)
+		_, _, err := api.PostMessageContext(ctx, to.channel, opts...)
 		rl, limited := errors.AsType[*slack.RateLimitedError](err)
 		if !limited {
 			return err
 		}
 		a.log.Info("slack rate limit: holding the channel back", "chat", to.chat, "retry_after", rl.RetryAfter)
-		a.hold(ctx, to.channel, rl.RetryAfter)
+		a.hold(ctx, to, rl.RetryAfter)
 		if attempt == rateRetries || rl.RetryAfter > maxRetryAfter {
 			return err
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/channels"
 	"github.com/botgw/botgw/state/ratelimit"
+	goredis "github.com/redis/go-redis/v9"
 	"github.com/slack-go/slack"
 )
 
@@ -41,36 +42,62 @@ var (
 	_ botgw.Health          = (*adapter)(nil)
 )
 
+// Env is what the channel needs besides its config.
+type Env struct {
+	// Pacer paces sends per channel, shared by every replica; required.
+	Pacer *ratelimit.Limiter
+	// Redis keeps the installations, under KeyPrefix; required with
+	// Config.ClientID (installs by OAuth).
+	Redis     goredis.UniversalClient
+	KeyPrefix string
+	// PublicURL is the gateway's public base URL, which the OAuth redirect
+	// URL is built on; required with Config.ClientID.
+	PublicURL string
+}
+
 // New builds the Slack channel for cfg. It does no network I/O; Start learns
 // the bot's own ids. The result is a botgw.WebhookReceiver in events mode and
-// a botgw.Listener in socket mode. p paces its sends per channel, shared by
-// every replica.
-func New(cfg Config, p *ratelimit.Limiter, log *slog.Logger) (botgw.Channel, error) {
+// a botgw.Listener in socket mode (and a WebhookReceiver of the install
+// routes when workspaces install the app by OAuth).
+func New(cfg Config, env Env, log *slog.Logger) (botgw.Channel, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if p == nil {
+	if env.Pacer == nil {
 		return nil, errors.New("slack: a pacer is required")
 	}
 	cfg = cfg.withDefaults()
-	opts := []slack.Option{slack.OptionHTTPClient(channels.HTTPClient(httpTimeout))}
-	if cfg.APIURL != "" {
-		opts = append(opts, slack.OptionAPIURL(cfg.APIURL))
+	a := &adapter{cfg: cfg, pacer: env.Pacer, log: log.With("channel", name), routes: routesAt(webhookBase)}
+	a.api = a.newClient(cfg.BotToken)
+	if cfg.Installs() {
+		if err := a.openInstalls(env); err != nil {
+			return nil, err
+		}
 	}
-	if cfg.Mode == ModeSocket {
-		opts = append(opts, slack.OptionAppLevelToken(cfg.AppToken))
-	}
-	a := &adapter{
-		cfg:   cfg,
-		api:   slack.New(cfg.BotToken, opts...),
-		pacer: p,
-		log:   log.With("channel", name),
-	}
-	if cfg.Mode == ModeSocket {
+	switch {
+	case cfg.Mode == ModeSocket && cfg.Installs():
+		a.setHealth(errors.New("slack: socket mode not connected yet"))
+		return &socketAppChannel{socketChannel{adapter: a}}, nil
+	case cfg.Mode == ModeSocket:
 		a.setHealth(errors.New("slack: socket mode not connected yet"))
 		return &socketChannel{adapter: a}, nil
 	}
+	if cfg.Installs() {
+		return &eventsAppChannel{eventsChannel{adapter: a}}, nil
+	}
 	return &eventsChannel{adapter: a}, nil
+}
+
+// newClient is a Web API client with token, on the configured API URL.
+func (a *adapter) newClient(token string) *slack.Client {
+	opts := []slack.Option{slack.OptionHTTPClient(channels.HTTPClient(httpTimeout))}
+	if a.cfg.APIURL != "" {
+		opts = append(opts, slack.OptionAPIURL(a.cfg.APIURL))
+	}
+	if a.cfg.Mode == ModeSocket {
+		opts = append(opts, slack.OptionAppLevelToken(a.cfg.AppToken))
+	}
+	return slack.New(token, opts...)
 }
 
 // adapter is what both receive modes share: sending, the thinking signal,
@@ -78,10 +105,16 @@ func New(cfg Config, p *ratelimit.Limiter, log *slog.Logger) (botgw.Channel, err
 type adapter struct {
 	channels.Ignored // counts events read and not passed on
 
-	cfg  Config
-	api  *slack.Client
-	log  *slog.Logger
-	sent channels.Progress
+	cfg Config
+	api *slack.Client // the config's bot token; with installs, no token
+	log *slog.Logger
+	// routes are the channel's webhook paths.
+	routes routes
+	// installs keeps the workspaces that installed the app (nil: one bot
+	// token from the config); app holds what installs by OAuth use.
+	installs *installStore
+	app      *appState
+	sent     channels.Progress
 	// pacer holds sends to the platform's limits, shared by every replica.
 	pacer *ratelimit.Limiter
 
@@ -98,7 +131,13 @@ func (a *adapter) Name() string { return name }
 
 // Start learns the bot's own user and bot ids with auth.test, so the bot's
 // messages are never read as input and its mention is stripped from text.
+// With installs, each installation knows its bot user: Start runs the
+// sweep of the installations (token refresh, key change) until Close.
 func (a *adapter) Start(ctx context.Context) error {
+	if a.installs != nil {
+		a.startApp()
+		return nil
+	}
 	res, err := a.api.AuthTestContext(ctx)
 	if err != nil {
 		err = fmt.Errorf("slack auth.test: %w", err)

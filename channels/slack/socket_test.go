@@ -25,7 +25,7 @@ func TestSocketModeAcksOnlyStoredEvents(t *testing.T) {
 	)
 	f.UseSocket(sock)
 
-	ch, err := New(Config{BotToken: testBotToken, Mode: ModeSocket, AppToken: testAppToken, APIURL: f.URL}, testPacer(t), discard())
+	ch, err := New(Config{BotToken: testBotToken, Mode: ModeSocket, AppToken: testAppToken, APIURL: f.URL}, Env{Pacer: testPacer(t)}, discard())
 	if err != nil {
 		t.Fatal(err)
 	}

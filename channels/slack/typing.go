@@ -21,22 +21,25 @@ const reactionTimeout = 10 * time.Second
 // with Slack's AI-app feature turned on. It never blocks: the calls run in a
 // goroutine, and a failure only loses the signal.
 func (a *adapter) StartTyping(ctx context.Context, in botgw.Inbound) (stop func()) {
-	to, ok := target(in.Chat)
+	to, ok := a.target(in.Chat)
 	if !ok || in.ID == "" || a.cfg.ThinkingReaction == "" {
 		return func() {}
 	}
 	item := slack.NewRefToMessage(to.channel, in.ID)
 	done := make(chan struct{})
-	go a.react(ctx, in.Chat, item, done)
+	go a.react(ctx, to, item, done)
 	var once sync.Once
 	return func() { once.Do(func() { close(done) }) }
 }
 
 // react adds the reaction, waits for done or ctx, and removes it again.
-func (a *adapter) react(ctx context.Context, chat botgw.ChatKey, item slack.ItemRef, done <-chan struct{}) {
-	log := a.log.With("chat", chat, "ts", item.Timestamp)
+func (a *adapter) react(ctx context.Context, to dest, item slack.ItemRef, done <-chan struct{}) {
+	log := a.log.With("chat", to.chat, "ts", item.Timestamp)
 	addCtx, cancel := context.WithTimeout(ctx, reactionTimeout)
-	err := a.api.AddReactionContext(addCtx, a.cfg.ThinkingReaction, item)
+	_, api, err := a.chatAPI(addCtx, to.chat)
+	if err == nil {
+		err = api.AddReactionContext(addCtx, a.cfg.ThinkingReaction, item)
+	}
 	cancel()
 	if err != nil && !isSlackError(err, "already_reacted") {
 		log.Warn("slack thinking reaction not added", "err", err)
@@ -48,7 +51,7 @@ func (a *adapter) react(ctx context.Context, chat botgw.ChatKey, item slack.Item
 	}
 	rmCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), reactionTimeout)
 	defer cancel()
-	err = a.api.RemoveReactionContext(rmCtx, a.cfg.ThinkingReaction, item)
+	err = api.RemoveReactionContext(rmCtx, a.cfg.ThinkingReaction, item)
 	if err != nil && !isSlackError(err, "no_reaction") {
 		log.Warn("slack thinking reaction not removed", "err", err)
 	}

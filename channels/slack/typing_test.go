@@ -26,7 +26,7 @@ func TestStartTypingReactsAndUnreacts(t *testing.T) {
 
 func TestStartTypingCanBeTurnedOff(t *testing.T) {
 	f := newFakeSlack(t)
-	ch, err := New(Config{BotToken: testBotToken, SigningSecret: testSecret, APIURL: f.URL, ThinkingReaction: "none"}, testPacer(t), discard())
+	ch, err := New(Config{BotToken: testBotToken, SigningSecret: testSecret, APIURL: f.URL, ThinkingReaction: "none"}, Env{Pacer: testPacer(t)}, discard())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestStartLearnsIdentityAndHealth(t *testing.T) {
 	if err := ch.Health(); err != nil {
 		t.Errorf("health = %v, want nil", err)
 	}
-	bad, err := New(Config{BotToken: "xoxb-revoked", SigningSecret: testSecret, APIURL: f.URL}, testPacer(t), discard())
+	bad, err := New(Config{BotToken: "xoxb-revoked", SigningSecret: testSecret, APIURL: f.URL}, Env{Pacer: testPacer(t)}, discard())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,10 +11,6 @@ import (
 	"github.com/slack-go/slack/slackevents"
 )
 
-// EventsPath is the Events API request URL path, below the /webhooks/slack
-// mount point.
-const EventsPath = "/webhooks/slack/events"
-
 // maxBody bounds an Events API request body.
 const maxBody = 1 << 20
 
@@ -27,8 +23,9 @@ type eventsChannel struct{ *adapter }
 // when deliver fails (Slack retries) and 200 to every event it ignores.
 func (c *eventsChannel) WebhookHandler(deliver botgw.Deliver) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("POST "+EventsPath, &eventsHandler{adapter: c.adapter, deliver: deliver})
-	mux.Handle("POST "+InteractivityPath, &interactivityHandler{adapter: c.adapter, deliver: deliver})
+	mux.Handle("POST "+c.routes.events, &eventsHandler{adapter: c.adapter, deliver: deliver})
+	mux.Handle("POST "+c.routes.interactivity, &interactivityHandler{adapter: c.adapter, deliver: deliver})
+	c.mountInstall(mux)
 	return mux
 }
 

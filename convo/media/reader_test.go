@@ -46,7 +46,7 @@ func (o *outcomes) list() string {
 func slackReader(t *testing.T, cfg Config, tr Transcriber) (*Reader, *channeltest.SlackAPI, *[]time.Duration, *outcomes) {
 	f := channeltest.NewSlackAPI(t, "xoxb-media-test", "", "U0BOT", "B0BOT")
 	p, _ := ratelimittest.New(t)
-	ch, err := slack.New(slack.Config{BotToken: "xoxb-media-test", SigningSecret: "s", APIURL: f.URL}, p, discard())
+	ch, err := slack.New(slack.Config{BotToken: "xoxb-media-test", SigningSecret: "s", APIURL: f.URL}, slack.Env{Pacer: p}, discard())
 	if err != nil {
 		t.Fatal(err)
 	}

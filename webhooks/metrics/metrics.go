@@ -189,10 +189,12 @@ func result(err error) string {
 // scrape, as botgw_channel_events_total{channel, event} (for WhatsApp:
 // undecryptable messages, store retries and failures, slow stores, forced
 // reconnects, backlog messages, stream replacements). read returns a fixed
-// set of event names.
+// set of event names. Each channel has a collector of its own (the channel
+// a constant label), so several channels may count events.
 func (m *Metrics) WatchEvents(channel string, read func() map[string]uint64) {
 	m.reg.MustRegister(channelEvents{channel: channel, read: read,
-		desc: prometheus.NewDesc("botgw_channel_events_total", "Channel events by kind, as the adapter counts them.", []string{"channel", "event"}, nil)})
+		desc: prometheus.NewDesc("botgw_channel_events_total", "Channel events by kind, as the adapter counts them.",
+			[]string{"event"}, prometheus.Labels{"channel": channel})})
 }
 
 type channelEvents struct {
@@ -205,6 +207,6 @@ func (c channelEvents) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
 
 func (c channelEvents) Collect(ch chan<- prometheus.Metric) {
 	for event, n := range c.read() {
-		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.CounterValue, float64(n), c.channel, event)
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.CounterValue, float64(n), event)
 	}
 }

@@ -65,7 +65,8 @@ func buildChannels(ctx context.Context, cfg Config, st *state.Store, log *slog.L
 		b.all = append(b.all, ch)
 	}
 	if c.Slack != nil {
-		ch, err := slack.New(*c.Slack, pacer, log.With("channel", "slack"))
+		env := slack.Env{Pacer: pacer, Redis: st.Client(), KeyPrefix: st.KeyPrefix(), PublicURL: cfg.PublicURL}
+		ch, err := slack.New(*c.Slack, env, log.With("channel", "slack"))
 		if err != nil {
 			return b, fmt.Errorf("channels.slack: %w", err)
 		}

@@ -37,6 +37,7 @@ func (c Config) Validate() error {
 	errs = append(errs, c.Redis.Validate(), c.Compaction.Validate())
 	errs = append(errs, c.Provider.validate("provider")...)
 	errs = append(errs, c.Channels.validate()...)
+	errs = append(errs, c.validateSlackApp())
 	errs = append(errs, tools.Validate(c.Tools), c.validateBuiltin(), c.Limits.validate(), c.validateTurns(), c.Media.validate(c.Provider))
 	if c.MaxToolCalls < 0 {
 		bad("max_tool_calls", "must not be negative")
