@@ -24,6 +24,7 @@ type refusingChannel struct {
 	mu        sync.Mutex
 	broken    bool
 	transient bool
+	waiting   string // set: the channel says it waits (PlatformError.Waiting)
 	calls     int
 	sent      []botgw.Outbound
 }
@@ -34,6 +35,9 @@ func (c *refusingChannel) Send(_ context.Context, m botgw.Outbound) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.calls++
+	if c.broken && c.waiting != "" {
+		return &botgw.PlatformError{Channel: "test", Waiting: c.waiting, Err: errors.New("account banned for now")}
+	}
 	if c.broken {
 		return &botgw.PlatformError{Channel: "test", Status: 400, Permanent: !c.transient, Err: errors.New("Bad Request: chat not found")}
 	}

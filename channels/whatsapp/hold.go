@@ -81,10 +81,19 @@ func (a *Adapter) remember(h Hold) {
 // waitHold blocks while the number is held; it returns ctx's error if ctx
 // ends first, or the error of reading the hold.
 func (a *Adapter) waitHold(ctx context.Context) error {
+	var done func()
+	defer func() {
+		if done != nil {
+			done()
+		}
+	}()
 	for {
 		h, err := a.currentHold(ctx)
 		if err != nil || !h.active(a.clock()) {
 			return err
+		}
+		if done == nil {
+			done = a.waits.enter(waitHold)
 		}
 		if !a.wait(ctx, min(h.Until.Sub(a.clock()), a.tm.holdPoll)) {
 			return ctx.Err()

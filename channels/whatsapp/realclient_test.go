@@ -32,6 +32,13 @@ type realClient struct {
 	up    bool
 	calls chan string
 	phone *mediaPhone // answers media retry receipts; nil: whatsmeow's own
+	sent  sentLog     // what the adapter sent (the socket is the test's)
+}
+
+// SendMessage records m as sent: the socket is the test's.
+func (r *realClient) SendMessage(_ context.Context, to types.JID, m *waE2E.Message, _ ...whatsmeow.SendRequestExtra) (whatsmeow.SendResponse, error) {
+	r.sent.add(to, m)
+	return whatsmeow.SendResponse{}, nil
 }
 
 func (r *realClient) ConnectContext(context.Context) error {

@@ -48,6 +48,10 @@ type State struct {
 	// together, against DailyCap.
 	SentToday int64 `json:"sent_today"`
 	DailyCap  int   `json:"daily_cap"`
+	// Waiting counts the sends waiting now on this replica, by reason
+	// (not_connected, number_held, daily_cap, cold_cap, not_holding): none
+	// becomes a dead letter for waiting.
+	Waiting map[string]int `json:"waiting,omitempty"`
 }
 
 // usable reports whether this replica is fine: connected, or standing by
@@ -126,5 +130,6 @@ func (a *Adapter) Status() any {
 	}
 	s.SentToday, _ = a.shared.sentOn(ctx, a.number(), day(now))
 	s.DailyCap = a.cfg.dailyCap()
+	s.Waiting = a.Waiting()
 	return s
 }

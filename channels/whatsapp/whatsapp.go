@@ -61,6 +61,7 @@ type Adapter struct {
 	dead      botgw.DeadLetters                               // where input that can never be stored goes
 	failures  failures                                        // store failures per message id
 	counts    counts
+	waits     waiters   // sends waiting now, by reason
 	aliases   Aliases   // pins each person's chat key
 	operators []string  // operators' numbers (digits)
 	ops       operators // operators' LIDs, resolved at login
@@ -265,4 +266,5 @@ func (a *Adapter) setCurrent(c client) {
 	a.mu.Lock()
 	a.cur = c
 	a.mu.Unlock()
+	a.waits.wake()
 }
