@@ -47,6 +47,12 @@ type client interface {
 	// UserLIDs asks WhatsApp for the LIDs of phone-number JIDs
 	// (GetUserInfo); whatsmeow stores the mappings it learns.
 	UserLIDs(ctx context.Context, pns []types.JID) (map[types.JID]types.JID, error)
+	// DeviceID is the linked device's JID (with its device part), empty
+	// before linking. Read it before connecting: whatsmeow clears it when
+	// it deletes the device.
+	DeviceID() types.JID
+	// ForgetDevice deletes device from the store.
+	ForgetDevice(ctx context.Context, device types.JID) error
 }
 
 // waClient is the real client: whatsmeow plus its device store.
@@ -86,6 +92,22 @@ func (c waClient) UserLIDs(ctx context.Context, pns []types.JID) (map[types.JID]
 		}
 	}
 	return out, nil
+}
+
+func (c waClient) DeviceID() types.JID {
+	if c.Store.ID == nil {
+		return types.EmptyJID
+	}
+	return *c.Store.ID
+}
+
+// ForgetDevice deletes device through the store's container, by id: the
+// client's own *store.Device may be in whatsmeow's hands meanwhile.
+func (c waClient) ForgetDevice(ctx context.Context, device types.JID) error {
+	if err := c.Store.Container.DeleteDevice(ctx, &store.Device{ID: &device}); err != nil {
+		return fmt.Errorf("delete whatsapp device: %w", err)
+	}
+	return nil
 }
 
 // errNotLinked means the store holds no paired device.

@@ -87,6 +87,15 @@ func (f *fakeClient) ConnectContext(ctx context.Context) error {
 	return err
 }
 
+func (f *fakeClient) DeviceID() types.JID {
+	return types.JID{User: f.pn.User, Device: 7, Server: types.DefaultUserServer}
+}
+
+func (f *fakeClient) ForgetDevice(context.Context, types.JID) error {
+	f.record("forget")
+	return nil
+}
+
 func (f *fakeClient) Disconnect() {
 	f.mu.Lock()
 	f.connected = false

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"go.mau.fi/whatsmeow/types"
+
 	"github.com/botgw/botgw"
 )
 
@@ -54,12 +56,17 @@ func (a *Adapter) Listen(ctx context.Context, deliver botgw.Deliver) error {
 // looking again, so a re-link with `botgw whatsapp link` is picked up
 // without a restart.
 func (a *Adapter) waitForLink(ctx context.Context, err error) {
-	a.state.update(func(s *State) { s.Linked, s.JID = false, "" })
+	a.state.update(func(s *State) {
+		if s.State != StateLocked { // a banned number keeps its JID: its hold is shown by it
+			s.JID = ""
+		}
+		s.Linked = false
+	})
 	switch {
 	case !errors.Is(err, errNotLinked):
 		a.log.Error("whatsapp device store unreadable", "err", err)
 		a.setState(StateNotLinked, err.Error())
-	case a.state.get().State != StateLoggedOut:
+	case a.state.get().State != StateLoggedOut && a.state.get().State != StateLocked:
 		a.setState(StateNotLinked, err.Error())
 	}
 	a.wait(ctx, a.tm.relinkPoll)
@@ -76,7 +83,7 @@ func (a *Adapter) hold(ctx context.Context, cli client) outcome {
 		defer close(renewed)
 		a.renew(sctx, cancel)
 	}()
-	s := &session{a: a, cli: cli, evs: make(chan any, 64)}
+	s := &session{a: a, cli: cli, evs: make(chan any, 64), device: cli.DeviceID()}
 	cli.AddEventHandlerWithSuccessStatus(a.handler(sctx, cli, s.evs))
 	out := s.run(sctx)
 	a.setCurrent(nil)
@@ -101,6 +108,7 @@ type session struct {
 	recent    []time.Time
 	alarmed   time.Time // when the reconnect alarm was last raised
 	takeovers int       // times another client took this session over
+	device    types.JID // the linked device, read before connecting
 	stop      context.CancelFunc
 }
 

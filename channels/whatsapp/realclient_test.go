@@ -11,6 +11,7 @@ import (
 	waBinary "go.mau.fi/whatsmeow/binary"
 	"go.mau.fi/whatsmeow/proto/waAdv"
 	"go.mau.fi/whatsmeow/proto/waE2E"
+	"go.mau.fi/whatsmeow/store/sqlstore"
 	"go.mau.fi/whatsmeow/types"
 	"go.mau.fi/whatsmeow/types/events"
 	"google.golang.org/protobuf/proto"
@@ -92,7 +93,12 @@ func realConnected(t *testing.T) (*Adapter, *realClient, *syncbuf.Buffer) {
 		t.Fatal(err)
 	}
 	rc := &realClient{waClient: waClient{cli}, calls: make(chan string, 100)}
-	a, logs := testAdapter(Config{}, newMemLease(), func(context.Context) (client, error) { return rc, nil })
+	a, logs := testAdapter(Config{}, newMemLease(), func(ctx context.Context) (client, error) {
+		if devs, err := cli.Store.Container.(*sqlstore.Container).GetAllDevices(ctx); err != nil || len(devs) == 0 {
+			return nil, errNotLinked // as linkedClient: the store lost the device
+		}
+		return rc, nil
+	})
 	cli.Log = waLogger(a.log, "Client") // whatsmeow's own errors (a handler's panic) in the test's log
 	listen(t, a, (&channeltest.Store{}).Deliver)
 	rc.waitCall(t, "connect")

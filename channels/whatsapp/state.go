@@ -23,6 +23,8 @@ const (
 	StateBanned       ConnState = "temporarily_banned"
 	StateReplaced     ConnState = "stream_replaced" // another client with the same keys took the session; off until an operator reconnects
 	StateOutdated     ConnState = "client_outdated" // WhatsApp rejects this whatsmeow version
+	StateLocked       ConnState = "banned"          // WhatsApp locked (403) or banned (406) the number: held, not re-linked
+	StateRejected     ConnState = "client_rejected" // WhatsApp rejected this client (409 bad user agent, 418 unknown client): off
 )
 
 // State is the link and connection state, for the operator page and the

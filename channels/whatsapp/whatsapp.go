@@ -249,7 +249,7 @@ func (a *Adapter) setState(st ConnState, detail string) {
 	switch st {
 	case StateDisconnected, StateKeepAlive, StateNotLinked:
 		level = slog.LevelWarn
-	case StateLoggedOut, StateBanned, StateOutdated, StateReplaced:
+	case StateLoggedOut, StateBanned, StateOutdated, StateReplaced, StateLocked, StateRejected:
 		level = slog.LevelError
 	}
 	a.log.Log(context.Background(), level, "whatsapp connection state", "state", st, "detail", detail)
