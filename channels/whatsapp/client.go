@@ -25,6 +25,9 @@ type client interface {
 	ConnectContext(ctx context.Context) error
 	Disconnect()
 	IsConnected() bool
+	// IsLoggedIn is false from a stream error or logout until whatsmeow's
+	// next login.
+	IsLoggedIn() bool
 	AddEventHandlerWithSuccessStatus(h whatsmeow.EventHandlerWithSuccessStatus) uint32
 	SendMessage(ctx context.Context, to types.JID, m *waE2E.Message, extra ...whatsmeow.SendRequestExtra) (whatsmeow.SendResponse, error)
 	MarkRead(ctx context.Context, ids []types.MessageID, ts time.Time, chat, sender types.JID, rt ...types.ReceiptType) error

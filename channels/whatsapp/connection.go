@@ -124,6 +124,9 @@ func (s *session) on(ctx context.Context, ev any) (out outcome, done bool) {
 		return loggedOut, true
 	case *events.StreamReplaced:
 		return retry, !s.replaced(ctx)
+	case silentDeath:
+		s.a.counts.silentDeaths.Add(1)
+		return retry, !s.reconnect(ctx, "WhatsApp connection gone without notice (no socket or no login)")
 	case redeliver:
 		return retry, !s.redeliver(ctx)
 	case *events.ClientOutdated:

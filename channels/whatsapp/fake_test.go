@@ -87,6 +87,8 @@ func (f *fakeClient) ConnectContext(ctx context.Context) error {
 	return err
 }
 
+func (f *fakeClient) IsLoggedIn() bool { return f.IsConnected() }
+
 func (f *fakeClient) DeviceID() types.JID {
 	return types.JID{User: f.pn.User, Device: 7, Server: types.DefaultUserServer}
 }
@@ -283,6 +285,7 @@ var testTiming = timing{
 	storeTimeout:   5 * time.Second,
 	storeBackoff:   time.Millisecond,
 	slowStore:      time.Second,
+	watchdog:       20 * time.Millisecond,
 }
 
 // testAdapter builds an adapter whose linked device is f (or whatever open

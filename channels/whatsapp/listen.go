@@ -116,14 +116,36 @@ func (s *session) run(ctx context.Context) outcome {
 	if !s.connect(ctx) {
 		return retry
 	}
+	watch := time.NewTicker(s.a.tm.watchdog)
+	defer watch.Stop()
 	for {
+		ev := any(nil)
 		select {
 		case <-ctx.Done():
 			return retry
-		case ev := <-s.evs:
-			if out, done := s.on(ctx, ev); done {
-				return out
-			}
+		case ev = <-s.evs:
+		case <-watch.C:
+			ev = s.watchdog()
+		}
+		if ev == nil {
+			continue
+		}
+		if out, done := s.on(ctx, ev); done {
+			return out
 		}
 	}
+}
+
+// silentDeath is the watchdog's finding: the session counts as connected
+// but whatsmeow has no socket or no login, and said nothing (a failed
+// reconnect after stream error 515 only logs).
+type silentDeath struct{}
+
+// watchdog looks at a connected session: when whatsmeow is no longer
+// connected and logged in, it returns silentDeath for run to handle.
+func (s *session) watchdog() any {
+	if s.a.current() == nil || (s.cli.IsConnected() && s.cli.IsLoggedIn()) {
+		return nil
+	}
+	return silentDeath{}
 }

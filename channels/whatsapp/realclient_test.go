@@ -13,7 +13,6 @@ import (
 	"go.mau.fi/whatsmeow/proto/waE2E"
 	"go.mau.fi/whatsmeow/store/sqlstore"
 	"go.mau.fi/whatsmeow/types"
-	"go.mau.fi/whatsmeow/types/events"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/botgw/botgw"
@@ -83,7 +82,8 @@ func (r *realClient) internals() *whatsmeow.DangerousInternalClient {
 }
 
 // realConnected runs an adapter on a real whatsmeow client, linked as
-// botPN, through its first login (whatsmeow dispatching Connected).
+// botPN, through its first login (whatsmeow's own <success> handling,
+// which marks it logged in and dispatches Connected).
 func realConnected(t *testing.T) (*Adapter, *realClient, *syncbuf.Buffer) {
 	t.Helper()
 	cli := testClient(t, linkConfig(t, ""))
@@ -102,7 +102,7 @@ func realConnected(t *testing.T) (*Adapter, *realClient, *syncbuf.Buffer) {
 	cli.Log = waLogger(a.log, "Client") // whatsmeow's own errors (a handler's panic) in the test's log
 	listen(t, a, (&channeltest.Store{}).Deliver)
 	rc.waitCall(t, "connect")
-	rc.internals().DispatchEvent(&events.Connected{})
+	rc.internals().HandleConnectSuccess(context.Background(), &waBinary.Node{Tag: "success"}) // logs in, then dispatches Connected
 	waitState(t, a, StateConnected)
 	return a, rc, logs
 }

@@ -10,7 +10,6 @@ import (
 	waBinary "go.mau.fi/whatsmeow/binary"
 	"go.mau.fi/whatsmeow/proto/waE2E"
 	"go.mau.fi/whatsmeow/types"
-	"go.mau.fi/whatsmeow/types/events"
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/internal/fakeclock"
@@ -94,7 +93,7 @@ func TestRealClientBanDuringBroadcastWaitsThenSendsInOrder(t *testing.T) {
 	}
 	fc.Advance(time.Hour)
 	rc.waitCall(t, "connect")
-	rc.internals().DispatchEvent(&events.Connected{})
+	rc.internals().HandleConnectSuccess(context.Background(), &waBinary.Node{Tag: "success"})
 	rest.Wait()
 	close(errs)
 	for err := range errs {

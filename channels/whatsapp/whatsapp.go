@@ -107,6 +107,7 @@ type timing struct {
 	storeTimeout           time.Duration // bound on one try
 	storeBackoff           time.Duration // first wait between tries
 	slowStore              time.Duration // a store slower than this is logged and counted
+	watchdog               time.Duration // how often a connected session checks whatsmeow is still connected and logged in
 }
 
 // linkConnectTimeout bounds connecting in `botgw whatsapp link`: without
@@ -137,6 +138,7 @@ var defaultTiming = timing{
 	storeTimeout:   5 * time.Second,
 	storeBackoff:   500 * time.Millisecond,
 	slowStore:      time.Second,
+	watchdog:       20 * time.Second,
 }
 
 // Option sets an optional dependency of New.
