@@ -15,7 +15,9 @@ import (
 // offline makes whatsmeow's own dials fail at once (no network).
 func offline(rc *realClient) {
 	rc.Client.SetWebsocketHTTPClient(&http.Client{Transport: &http.Transport{
-		DialContext: func(context.Context, string, string) (net.Conn, error) { return nil, errors.New("network is unreachable") },
+		DialContext: func(context.Context, string, string) (net.Conn, error) {
+			return nil, errors.New("network is unreachable")
+		},
 	}})
 }
 
