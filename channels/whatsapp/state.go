@@ -51,9 +51,13 @@ type State struct {
 	SentToday int64 `json:"sent_today"`
 	DailyCap  int   `json:"daily_cap"`
 	// Waiting counts the sends waiting now on this replica, by reason
-	// (not_connected, number_held, daily_cap, cold_cap, not_holding): none
+	// (not_connected, number_held, daily_cap, cold_cap): none
 	// becomes a dead letter for waiting.
 	Waiting map[string]int `json:"waiting,omitempty"`
+	// ColdToday counts the people who never wrote to the number that it
+	// wrote to this UTC day, all replicas together, against ColdDailyCap.
+	ColdToday    int64 `json:"cold_today"`
+	ColdDailyCap int   `json:"cold_daily_cap"`
 }
 
 // usable reports whether this replica is fine: connected, or standing by
@@ -133,5 +137,7 @@ func (a *Adapter) Status() any {
 	s.SentToday, _ = a.shared.sentOn(ctx, a.number(), day(now))
 	s.DailyCap = a.cfg.dailyCap()
 	s.Waiting = a.Waiting()
+	s.ColdToday, _ = a.shared.coldOn(ctx, a.number(), day(now))
+	s.ColdDailyCap = a.cfg.coldDailyCap()
 	return s
 }
