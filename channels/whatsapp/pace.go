@@ -25,6 +25,9 @@ func (a *Adapter) gate(ctx context.Context, cli client, to types.JID, text strin
 	if err := a.waitHold(ctx); err != nil {
 		return fmt.Errorf("wait for the number's hold to end: %w", err)
 	}
+	if err := a.waitContactHold(ctx, to); err != nil {
+		return fmt.Errorf("wait for the chat's hold to end: %w", err)
+	}
 	if err := a.takeCold(ctx, to); err != nil {
 		return fmt.Errorf("wait for the day's cold contacts (cold_daily_cap): %w", err)
 	}

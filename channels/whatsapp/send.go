@@ -57,7 +57,7 @@ func (a *Adapter) sendOne(ctx context.Context, cli client, to types.JID, m botgw
 	msg := &waE2E.Message{Conversation: proto.String(text)}
 	err := a.sendPart(ctx, cli, to, msg, messageID(m, i))
 	if err != nil {
-		if h, held := a.restriction(ctx, err); held {
+		if h, held := a.restriction(ctx, err, to); held {
 			return errHeld{err: err, hold: h}
 		}
 	}

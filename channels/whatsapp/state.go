@@ -51,7 +51,7 @@ type State struct {
 	SentToday int64 `json:"sent_today"`
 	DailyCap  int   `json:"daily_cap"`
 	// Waiting counts the sends waiting now on this replica, by reason
-	// (not_connected, number_held, daily_cap, cold_cap): none
+	// (not_connected, number_held, contact_held, daily_cap, cold_cap): none
 	// becomes a dead letter for waiting.
 	Waiting map[string]int `json:"waiting,omitempty"`
 	// ColdToday counts the people who never wrote to the number that it
