@@ -157,6 +157,7 @@ func openPostgres(ctx context.Context, cfg Config, log *slog.Logger) (*sqlstore.
 // holds the lease. Undelivered messages are not acknowledged and stay
 // decryptable for their redelivery (decrypted-event buffer).
 func newClient(dev *store.Device, cfg Config, log *slog.Logger) (*whatsmeow.Client, error) {
+	setDeviceName(cfg.deviceName())
 	cli := whatsmeow.NewClient(dev, waLogger(log, "Client"))
 	cli.EnableAutoReconnect = false
 	cli.EnableDecryptedEventBuffer = true

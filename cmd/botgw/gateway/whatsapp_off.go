@@ -28,6 +28,7 @@ type whatsappConfig struct {
 	DailyCap      int           `yaml:"daily_cap"`
 	ColdRate      float64       `yaml:"cold_rate_per_minute"`
 	ColdDailyCap  int           `yaml:"cold_daily_cap"`
+	DeviceName    string        `yaml:"device_name"`
 	TypingDelay   string        `yaml:"typing_delay"`
 }
 
