@@ -56,6 +56,9 @@ type client interface {
 	DeviceID() types.JID
 	// ForgetDevice deletes device from the store.
 	ForgetDevice(ctx context.Context, device types.JID) error
+	// AnswerRetriesWith makes f answer retry receipts for messages
+	// whatsmeow no longer has in memory (GetMessageForRetry).
+	AnswerRetriesWith(f func(requester, to types.JID, id types.MessageID) *waE2E.Message)
 }
 
 // waClient is the real client: whatsmeow plus its device store.
@@ -102,6 +105,10 @@ func (c waClient) DeviceID() types.JID {
 		return types.EmptyJID
 	}
 	return *c.Store.ID
+}
+
+func (c waClient) AnswerRetriesWith(f func(requester, to types.JID, id types.MessageID) *waE2E.Message) {
+	c.GetMessageForRetry = f
 }
 
 // ForgetDevice deletes device through the store's container, by id: the

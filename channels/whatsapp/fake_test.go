@@ -89,6 +89,9 @@ func (f *fakeClient) ConnectContext(ctx context.Context) error {
 
 func (f *fakeClient) IsLoggedIn() bool { return f.IsConnected() }
 
+func (f *fakeClient) AnswerRetriesWith(func(requester, to types.JID, id types.MessageID) *waE2E.Message) {
+}
+
 func (f *fakeClient) DeviceID() types.JID {
 	return types.JID{User: f.pn.User, Device: 7, Server: types.DefaultUserServer}
 }

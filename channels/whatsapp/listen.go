@@ -84,6 +84,7 @@ func (a *Adapter) hold(ctx context.Context, cli client) outcome {
 		a.renew(sctx, cancel)
 	}()
 	s := &session{a: a, cli: cli, evs: make(chan any, 64), device: cli.DeviceID()}
+	cli.AnswerRetriesWith(a.messageForRetry)
 	cli.AddEventHandlerWithSuccessStatus(a.handler(sctx, cli, s.evs))
 	out := s.run(sctx)
 	a.setCurrent(nil)

@@ -112,6 +112,9 @@ func messageID(m botgw.Outbound, i int) types.MessageID {
 func (a *Adapter) sendPart(ctx context.Context, cli client, to types.JID, msg *waE2E.Message, id types.MessageID) error {
 	for attempt := 1; ; attempt++ {
 		_, err := cli.SendMessage(ctx, to, msg, whatsmeow.SendRequestExtra{ID: id})
+		if err == nil {
+			a.recordSent(ctx, to, id, msg)
+		}
 		if err == nil || permanent(err) || errors.Is(err, whatsmeow.ErrIQRateOverLimit) {
 			return err
 		}
