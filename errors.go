@@ -58,6 +58,10 @@ type PlatformError struct {
 	Status     int           // HTTP status, when there was one
 	RetryAfter time.Duration // from the platform's rate-limit answer
 	Permanent  bool          // retrying cannot help (blocked bot, bad chat id)
+	// Waiting says why the channel cannot send for now (its account is
+	// banned, held or disconnected): the reply waits in the outbox for
+	// the channel to come back, and the wait costs no delivery round.
+	Waiting string
 	// Sent is how many parts of a split reply the platform had taken when
 	// the send failed (0: none, or not split); a retry resumes after them.
 	Sent int

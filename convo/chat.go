@@ -348,7 +348,8 @@ func (e *Engine) send(ctx context.Context, ch botgw.Channel, m botgw.Outbound) e
 }
 
 // sendRetrying tries one delivery a few times with exponential backoff and
-// jitter, waiting at least what the platform asked for.
+// jitter, waiting at least what the platform asked for. A channel that
+// says it is waiting (PlatformError.Waiting) is not tried again here.
 func (e *Engine) sendRetrying(ctx context.Context, ch botgw.Channel, m botgw.Outbound) error {
 	const attempts = 4
 	delay := 500 * time.Millisecond
@@ -358,7 +359,7 @@ func (e *Engine) sendRetrying(ctx context.Context, ch botgw.Channel, m botgw.Out
 		err = ch.Send(ctx, m)
 		e.deps.Hooks.delivery(ch.Name(), time.Since(start), err)
 		var pe *botgw.PlatformError
-		if err == nil || (errors.As(err, &pe) && pe.Permanent) || i == attempts-1 {
+		if err == nil || (errors.As(err, &pe) && (pe.Permanent || pe.Waiting != "")) || i == attempts-1 {
 			return err
 		}
 		wait := delay + rand.N(delay/2)

@@ -3,6 +3,7 @@ package convo
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/convo/codec"
@@ -30,10 +31,26 @@ func locationEvent(in botgw.Inbound) botgw.Inbound {
 }
 
 // applyLocation replaces the chat's keyed event "location" with in's
-// position, after the user's text gathered so far.
+// position, after the user's text gathered so far, unless the stored
+// position is newer (positions can arrive out of order).
 func (b *batch) applyLocation(env *codec.Envelope, in botgw.Inbound) {
 	b.flushUser(env)
+	if newerPosition(env.History, in.At) {
+		return
+	}
 	applyEvent(env, locationEvent(in))
+}
+
+// newerPosition reports whether history holds a live position taken
+// after at.
+func newerPosition(history []botgw.Message, at time.Time) bool {
+	for _, m := range history {
+		if m.Role == botgw.RoleEvent && m.EventKey == botgw.LocationKey &&
+			strings.HasPrefix(m.EventID, "location-") && m.At.After(at) {
+			return true
+		}
+	}
+	return false
 }
 
 // flushUser appends the user's text gathered so far to the history, so

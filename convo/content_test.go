@@ -114,3 +114,30 @@ func stateSize(t *testing.T, st botgw.Store, k botgw.ChatKey) int {
 	}
 	return len(info.Blob)
 }
+
+// A live position taken before the stored one (its edit date is older:
+// it arrived out of order) never replaces it.
+func TestOlderLivePositionNeverReplacesANewerOne(t *testing.T) {
+	st := openStore(t, false, fastStore)
+	r := newRig(t, st, fake.New(), Config{})
+	ctx := context.Background()
+	r.say(t, testChat, "t0", "hi")
+	r.ch.Wait(t, 1, 5*time.Second)
+	taken := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	newer := pinInbound("u2", 53.99301, -1.54012, botgw.KindLocation)
+	newer.At = taken.Add(time.Minute)
+	if err := r.eng.Handle(ctx, newer); err != nil {
+		t.Fatal(err)
+	}
+	wait.Eventually(t, "the newer position stored", func() bool { return strings.Contains(locationEvents(history(t, st, testChat)), "53.99301") })
+	older := pinInbound("u1", 53.99100, -1.54500, botgw.KindLocation)
+	older.At = taken
+	if err := r.eng.Handle(ctx, older); err != nil {
+		t.Fatal(err)
+	}
+	r.say(t, testChat, "t1", "where am I?")
+	r.ch.Wait(t, 2, 5*time.Second)
+	if got := locationEvents(history(t, st, testChat)); !strings.Contains(got, "53.99301") || strings.Contains(got, "53.991") {
+		t.Errorf("location events %q, want the newer position only", got)
+	}
+}

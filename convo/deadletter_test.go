@@ -25,6 +25,7 @@ type refusingChannel struct {
 	broken    bool
 	transient bool
 	reason    string // the refusal's dead-letter reason, if any
+	waiting   string // set: the channel says it waits (PlatformError.Waiting)
 	calls     int
 	sent      []botgw.Outbound
 }
@@ -35,6 +36,9 @@ func (c *refusingChannel) Send(_ context.Context, m botgw.Outbound) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.calls++
+	if c.broken && c.waiting != "" {
+		return &botgw.PlatformError{Channel: "test", Waiting: c.waiting, Err: errors.New("account banned for now")}
+	}
 	if c.broken {
 		return &botgw.PlatformError{Channel: "test", Status: 400, Permanent: !c.transient, Reason: c.reason, Err: errors.New("Bad Request: chat not found")}
 	}

@@ -14,6 +14,9 @@ import (
 // the dead letters (convo/deadletter) take a reply the platform refuses
 // for good, whose channel is not configured, or that still fails after
 // Config.DeliveryAttempts rounds; input goes there through DeadLetterInput.
+// A reply whose channel cannot send for now (PlatformError.Waiting: a
+// banned or disconnected account) waits in the outbox without spending a
+// round.
 
 // deliverOne sends one reply. It returns nil when the reply is done with
 // (delivered or dead-lettered) and an error when it stays in the outbox.
@@ -48,6 +51,10 @@ func (e *Engine) deliverOne(ctx context.Context, k botgw.ChatKey, m botgw.Outbou
 		return nil
 	}
 	if ctx.Err() != nil { // shutting down: not the platform's fault
+		return err
+	}
+	if pe != nil && pe.Waiting != "" { // the channel cannot send for now: no round spent
+		log.Info("reply waits in the outbox for the channel", "why", pe.Waiting)
 		return err
 	}
 	n := e.dead().CountFailure(ctx, k, m.ID, log)

@@ -50,8 +50,12 @@ func photo(sizes []models.PhotoSize) *botgw.Media {
 }
 
 // liveUpdate turns an edited message that moves a live location into a
-// position update (no turn); ok is false for any other edit.
-func (a *adapter) liveUpdate(m *models.Message) (botgw.Inbound, bool) {
+// position update (no turn); ok is false for any other edit. It is
+// deduplicated by its update id: two positions within one second share
+// the message id and the edit date, and each is new. At is the edit date,
+// so an older position arriving late does not replace a newer one
+// (convo/content.go).
+func (a *adapter) liveUpdate(updateID int64, m *models.Message) (botgw.Inbound, bool) {
 	if m == nil || m.Location == nil || m.From == nil || m.From.IsBot {
 		return botgw.Inbound{}, false
 	}
@@ -62,7 +66,7 @@ func (a *adapter) liveUpdate(m *models.Message) (botgw.Inbound, bool) {
 	return botgw.Inbound{
 		Chat:     chatKey(m),
 		Kind:     botgw.KindLocation,
-		ID:       strconv.Itoa(m.ID) + "@" + strconv.FormatInt(at.Unix(), 10),
+		ID:       "u" + strconv.FormatInt(updateID, 10),
 		UserID:   strconv.FormatInt(m.From.ID, 10),
 		UserName: userName(m.From),
 		At:       at,

@@ -30,7 +30,7 @@ func (a *adapter) normalize(u *models.Update) (in botgw.Inbound, ok bool) {
 		return a.tap(u.CallbackQuery)
 	}
 	if u.Message == nil && u.EditedMessage != nil {
-		return a.liveUpdate(u.EditedMessage)
+		return a.liveUpdate(u.ID, u.EditedMessage)
 	}
 	m := u.Message
 	if m == nil || m.From == nil || m.From.IsBot {

@@ -68,6 +68,7 @@ func (a *Adapter) takeDaily(ctx context.Context) error {
 			a.log.Warn("whatsapp daily cap reached: messages wait for the next day (UTC)",
 				"daily_cap", a.cfg.dailyCap(), "until", next.Format(time.RFC3339))
 			warned = true
+			defer a.waits.enter(waitDaily)()
 		}
 		if !a.wait(ctx, min(next.Sub(now), dayPoll)) {
 			return ctx.Err()

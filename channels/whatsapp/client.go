@@ -28,6 +28,9 @@ type client interface {
 	ConnectContext(ctx context.Context) error
 	Disconnect()
 	IsConnected() bool
+	// IsLoggedIn is false from a stream error or logout until whatsmeow's
+	// next login.
+	IsLoggedIn() bool
 	AddEventHandlerWithSuccessStatus(h whatsmeow.EventHandlerWithSuccessStatus) uint32
 	SendMessage(ctx context.Context, to types.JID, m *waE2E.Message, extra ...whatsmeow.SendRequestExtra) (whatsmeow.SendResponse, error)
 	MarkRead(ctx context.Context, ids []types.MessageID, ts time.Time, chat, sender types.JID, rt ...types.ReceiptType) error
@@ -50,6 +53,15 @@ type client interface {
 	// UserLIDs asks WhatsApp for the LIDs of phone-number JIDs
 	// (GetUserInfo); whatsmeow stores the mappings it learns.
 	UserLIDs(ctx context.Context, pns []types.JID) (map[types.JID]types.JID, error)
+	// DeviceID is the linked device's JID (with its device part), empty
+	// before linking. Read it before connecting: whatsmeow clears it when
+	// it deletes the device.
+	DeviceID() types.JID
+	// ForgetDevice deletes device from the store.
+	ForgetDevice(ctx context.Context, device types.JID) error
+	// AnswerRetriesWith makes f answer retry receipts for messages
+	// whatsmeow no longer has in memory (GetMessageForRetry).
+	AnswerRetriesWith(f func(requester, to types.JID, id types.MessageID) *waE2E.Message)
 }
 
 // waClient is the real client: whatsmeow plus its device store.
@@ -89,6 +101,26 @@ func (c waClient) UserLIDs(ctx context.Context, pns []types.JID) (map[types.JID]
 		}
 	}
 	return out, nil
+}
+
+func (c waClient) DeviceID() types.JID {
+	if c.Store.ID == nil {
+		return types.EmptyJID
+	}
+	return *c.Store.ID
+}
+
+func (c waClient) AnswerRetriesWith(f func(requester, to types.JID, id types.MessageID) *waE2E.Message) {
+	c.GetMessageForRetry = f
+}
+
+// ForgetDevice deletes device through the store's container, by id: the
+// client's own *store.Device may be in whatsmeow's hands meanwhile.
+func (c waClient) ForgetDevice(ctx context.Context, device types.JID) error {
+	if err := c.Store.Container.DeleteDevice(ctx, &store.Device{ID: &device}); err != nil {
+		return fmt.Errorf("delete whatsapp device: %w", err)
+	}
+	return nil
 }
 
 // errNotLinked means the store holds no paired device.
@@ -135,6 +167,7 @@ func openPostgres(ctx context.Context, cfg Config, log *slog.Logger) (*sqlstore.
 // holds the lease. Undelivered messages are not acknowledged and stay
 // decryptable for their redelivery (decrypted-event buffer).
 func newClient(dev *store.Device, cfg Config, log *slog.Logger) (*whatsmeow.Client, error) {
+	setDeviceName(cfg.deviceName())
 	cli := whatsmeow.NewClient(dev, waLogger(log, "Client"))
 	cli.EnableAutoReconnect = false
 	cli.EnableDecryptedEventBuffer = true

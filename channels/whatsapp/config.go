@@ -50,6 +50,14 @@ type Config struct {
 	// Messages to people who never wrote first are what WhatsApp bans
 	// numbers for (temporary ban 101).
 	ColdRatePerMinute float64 `yaml:"cold_rate_per_minute"`
+	// ColdDailyCap is how many people who never wrote to the number it
+	// writes to first in one UTC day, counted by every replica together
+	// (default 30). Past it, their messages wait for the next day.
+	ColdDailyCap int `yaml:"cold_daily_cap"`
+	// DeviceName is how the gateway appears on the phone under Linked
+	// devices, set when it is linked (default "botgw"; at most 64
+	// characters).
+	DeviceName string `yaml:"device_name"`
 	// TypingDelay is the "composing…" pause before each message, by its
 	// length (20 characters a second) within "<min>..<max>" (default
 	// 1s..8s; "0" turns it off).
@@ -104,6 +112,12 @@ func (c Config) validateBudgets() []error {
 	var errs []error
 	if c.DailyCap < 0 {
 		errs = append(errs, fmt.Errorf("channels.whatsapp.daily_cap: %d is negative", c.DailyCap))
+	}
+	if n := len([]rune(c.DeviceName)); n > maxDeviceName {
+		errs = append(errs, fmt.Errorf("channels.whatsapp.device_name: %d characters, want at most %d", n, maxDeviceName))
+	}
+	if c.ColdDailyCap < 0 {
+		errs = append(errs, fmt.Errorf("channels.whatsapp.cold_daily_cap: %d is negative", c.ColdDailyCap))
 	}
 	switch {
 	case c.ColdRatePerMinute < 0:

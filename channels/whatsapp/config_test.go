@@ -23,8 +23,9 @@ func TestConfigValidate(t *testing.T) {
 		{"unknown scheme", Config{Store: "/var/lib/wa.db"}, []string{"channels.whatsapp.store:", "sqlite://"}},
 		{"empty sqlite path", Config{Store: "sqlite://"}, []string{"channels.whatsapp.store: sqlite:// needs a file path"}},
 		{"slow number, default cold rate", Config{Store: "sqlite://wa.db", RatePerMinute: 1}, nil},
-		{"budgets", Config{Store: "sqlite://wa.db", DailyCap: -1, RatePerMinute: 10, ColdRatePerMinute: 12}, []string{
+		{"budgets", Config{Store: "sqlite://wa.db", DailyCap: -1, ColdDailyCap: -2, RatePerMinute: 10, ColdRatePerMinute: 12}, []string{
 			"channels.whatsapp.daily_cap: -1 is negative",
+			"channels.whatsapp.cold_daily_cap: -2 is negative",
 			"channels.whatsapp.cold_rate_per_minute: 12 is above rate_per_minute (10)",
 		}},
 		{"negative cold rate", Config{Store: "sqlite://wa.db", ColdRatePerMinute: -1}, []string{"channels.whatsapp.cold_rate_per_minute: must not be negative"}},

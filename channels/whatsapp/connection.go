@@ -110,16 +110,23 @@ func (s *session) on(ctx context.Context, ev any) (out outcome, done bool) {
 	case *events.KeepAliveTimeout:
 		return retry, !s.keepAliveFailed(ctx, e)
 	case *events.ConnectFailure:
+		if rejected(e.Reason) {
+			s.park(StateRejected, fmt.Sprintf(rejectedDetail, int(e.Reason), e.Reason))
+			return parked, true
+		}
 		return retry, !s.reconnect(ctx, fmt.Sprintf("WhatsApp refused the connection (%d %s)", int(e.Reason), e.Message))
 	case *events.CATRefreshError:
 		return retry, !s.reconnect(ctx, fmt.Sprintf("WhatsApp token refresh failed (%v)", e.Error))
 	case *events.TemporaryBan:
 		return retry, !s.banned(ctx, e)
 	case *events.LoggedOut:
-		s.loggedOut(e)
+		s.loggedOut(ctx, e)
 		return loggedOut, true
 	case *events.StreamReplaced:
 		return retry, !s.replaced(ctx)
+	case silentDeath:
+		s.a.counts.silentDeaths.Add(1)
+		return retry, !s.reconnect(ctx, "WhatsApp connection gone without notice (no socket or no login)")
 	case redeliver:
 		return retry, !s.redeliver(ctx)
 	case *events.ClientOutdated:

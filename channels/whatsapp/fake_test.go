@@ -87,6 +87,20 @@ func (f *fakeClient) ConnectContext(ctx context.Context) error {
 	return err
 }
 
+func (f *fakeClient) IsLoggedIn() bool { return f.IsConnected() }
+
+func (f *fakeClient) AnswerRetriesWith(func(requester, to types.JID, id types.MessageID) *waE2E.Message) {
+}
+
+func (f *fakeClient) DeviceID() types.JID {
+	return types.JID{User: f.pn.User, Device: 7, Server: types.DefaultUserServer}
+}
+
+func (f *fakeClient) ForgetDevice(context.Context, types.JID) error {
+	f.record("forget")
+	return nil
+}
+
 func (f *fakeClient) Disconnect() {
 	f.mu.Lock()
 	f.connected = false
@@ -274,6 +288,7 @@ var testTiming = timing{
 	storeTimeout:   5 * time.Second,
 	storeBackoff:   time.Millisecond,
 	slowStore:      time.Second,
+	watchdog:       20 * time.Millisecond,
 }
 
 // testAdapter builds an adapter whose linked device is f (or whatever open

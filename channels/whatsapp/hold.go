@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"go.mau.fi/whatsmeow"
+	"go.mau.fi/whatsmeow/types"
 )
 
 // Hold stops every send from the linked number, on every replica, after
@@ -81,10 +82,19 @@ func (a *Adapter) remember(h Hold) {
 // waitHold blocks while the number is held; it returns ctx's error if ctx
 // ends first, or the error of reading the hold.
 func (a *Adapter) waitHold(ctx context.Context) error {
+	var done func()
+	defer func() {
+		if done != nil {
+			done()
+		}
+	}()
 	for {
 		h, err := a.currentHold(ctx)
 		if err != nil || !h.active(a.clock()) {
 			return err
+		}
+		if done == nil {
+			done = a.waits.enter(waitHold)
 		}
 		if !a.wait(ctx, min(h.Until.Sub(a.clock()), a.tm.holdPoll)) {
 			return ctx.Err()
@@ -141,18 +151,18 @@ func serverCode(err error) int {
 }
 
 // restriction decides whether a failed send restricts the whole number:
-// 429 and rate-overlimit, 463 (reach-out timelock: the account may not
-// start chats for a while), and a 403 repeated forbidStrikes times within
+// 429 and rate-overlimit, 463 (reach-out timelock: the contact, then,
+// repeated across contacts, the number; see reachOut), and a 403 repeated forbidStrikes times within
 // forbidWindow (one 403 is a recipient who blocked the number, or a chat
 // the number may not write to: that reply alone fails). held reports
 // whether the number is now held, and the hold in force.
-func (a *Adapter) restriction(ctx context.Context, err error) (Hold, bool) {
+func (a *Adapter) restriction(ctx context.Context, err error, to types.JID) (Hold, bool) {
 	code := serverCode(err)
 	switch {
 	case errors.Is(err, whatsmeow.ErrIQRateOverLimit) || code == 429:
 		return a.holdNumber(ctx, 429, a.tm.rateLimitPause, "WhatsApp answered rate-overlimit (429): the number sent too much"), true
 	case code == 463:
-		return a.holdNumber(ctx, 463, a.tm.reachOutHold, "WhatsApp answered 463 (reach-out timelock): the account may not write to new contacts for a while"), true
+		return a.reachOut(ctx, to), true
 	case code == 403 || errors.Is(err, whatsmeow.ErrIQForbidden):
 		return a.forbidden(ctx)
 	}

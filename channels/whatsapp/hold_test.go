@@ -49,14 +49,23 @@ func (r *replica) sendAsync(m botgw.Outbound) <-chan error {
 	return done
 }
 
-// A 463 (reach-out timelock) on one send holds the whole number on every
-// replica: both show the hold and its end, neither sends anything while it
+// A 463 (reach-out timelock) holds that contact; once three contacts got
+// one it holds the whole number on every replica: both show the hold and its end, neither sends anything while it
 // lasts — the refused reply and another replica's reply wait — and when it
 // ends both go, once each.
 func TestReachOutTimelockHoldsEveryReplica(t *testing.T) {
 	sh, clock := testShared(), &fakeClock{now: sentAt}
 	r1, r2 := newReplica(t, sh, clock), newReplica(t, sh, clock)
-	r1.f.sendErr = []error{fmt.Errorf("%w %d", whatsmeow.ErrServerReturnedError, 463)}
+	timelock := fmt.Errorf("%w %d", whatsmeow.ErrServerReturnedError, 463)
+	r1.f.sendErr = []error{timelock, timelock, timelock}
+	for i, chat := range []string{"447700900301@s.whatsapp.net", "447700900302@s.whatsapp.net"} {
+		if err := r1.a.Send(context.Background(), reply(chat, "hello")); err == nil {
+			t.Fatalf("contact %d: a 463 sent", i+1)
+		}
+		if s := r2.a.Status().(State); s.Hold != nil {
+			t.Fatalf("number held after a 463 from %d contact(s): %+v; one contact's 463 holds that contact only", i+1, s.Hold)
+		}
+	}
 	err := r1.a.Send(context.Background(), reply(alicePN.String(), "first"))
 	var pe *botgw.PlatformError
 	if !errors.As(err, &pe) || pe.Permanent {
@@ -75,7 +84,7 @@ func TestReachOutTimelockHoldsEveryReplica(t *testing.T) {
 		<-r1.checked
 		<-r2.checked
 	}
-	if n1, n2 := len(r1.f.attemptsOf()), len(r2.f.attemptsOf()); n1 != 1 || n2 != 0 {
+	if n1, n2 := len(r1.f.attemptsOf()), len(r2.f.attemptsOf()); n1 != 3 || n2 != 0 {
 		t.Fatalf("send attempts %d and %d during the hold, want only the refused one", n1, n2)
 	}
 	clock.advance(defaultTiming.reachOutHold)

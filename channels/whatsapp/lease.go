@@ -110,6 +110,7 @@ func (a *Adapter) release(ctx context.Context) {
 		a.log.Warn("whatsapp session lease release failed", "err", err)
 	}
 	a.state.update(func(s *State) { s.LeaseHeld = false })
+	a.waits.wake()
 }
 
 // sleep waits d or until ctx ends, reporting whether the full wait passed.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"go.mau.fi/whatsmeow/types"
+
 	"github.com/botgw/botgw"
 )
 
@@ -54,12 +56,17 @@ func (a *Adapter) Listen(ctx context.Context, deliver botgw.Deliver) error {
 // looking again, so a re-link with `botgw whatsapp link` is picked up
 // without a restart.
 func (a *Adapter) waitForLink(ctx context.Context, err error) {
-	a.state.update(func(s *State) { s.Linked, s.JID = false, "" })
+	a.state.update(func(s *State) {
+		if s.State != StateLocked { // a banned number keeps its JID: its hold is shown by it
+			s.JID = ""
+		}
+		s.Linked = false
+	})
 	switch {
 	case !errors.Is(err, errNotLinked):
 		a.log.Error("whatsapp device store unreadable", "err", err)
 		a.setState(StateNotLinked, err.Error())
-	case a.state.get().State != StateLoggedOut:
+	case a.state.get().State != StateLoggedOut && a.state.get().State != StateLocked:
 		a.setState(StateNotLinked, err.Error())
 	}
 	a.wait(ctx, a.tm.relinkPoll)
@@ -76,7 +83,8 @@ func (a *Adapter) hold(ctx context.Context, cli client) outcome {
 		defer close(renewed)
 		a.renew(sctx, cancel)
 	}()
-	s := &session{a: a, cli: cli, evs: make(chan any, 64)}
+	s := &session{a: a, cli: cli, evs: make(chan any, 64), device: cli.DeviceID()}
+	cli.AnswerRetriesWith(a.messageForRetry)
 	cli.AddEventHandlerWithSuccessStatus(a.handler(sctx, cli, s.evs))
 	out := s.run(sctx)
 	a.setCurrent(nil)
@@ -101,6 +109,7 @@ type session struct {
 	recent    []time.Time
 	alarmed   time.Time // when the reconnect alarm was last raised
 	takeovers int       // times another client took this session over
+	device    types.JID // the linked device, read before connecting
 	stop      context.CancelFunc
 }
 
@@ -108,14 +117,36 @@ func (s *session) run(ctx context.Context) outcome {
 	if !s.connect(ctx) {
 		return retry
 	}
+	watch := time.NewTicker(s.a.tm.watchdog)
+	defer watch.Stop()
 	for {
+		ev := any(nil)
 		select {
 		case <-ctx.Done():
 			return retry
-		case ev := <-s.evs:
-			if out, done := s.on(ctx, ev); done {
-				return out
-			}
+		case ev = <-s.evs:
+		case <-watch.C:
+			ev = s.watchdog()
+		}
+		if ev == nil {
+			continue
+		}
+		if out, done := s.on(ctx, ev); done {
+			return out
 		}
 	}
+}
+
+// silentDeath is the watchdog's finding: the session counts as connected
+// but whatsmeow has no socket or no login, and said nothing (a failed
+// reconnect after stream error 515 only logs).
+type silentDeath struct{}
+
+// watchdog looks at a connected session: when whatsmeow is no longer
+// connected and logged in, it returns silentDeath for run to handle.
+func (s *session) watchdog() any {
+	if s.a.current() == nil || (s.cli.IsConnected() && s.cli.IsLoggedIn()) {
+		return nil
+	}
+	return silentDeath{}
 }

@@ -13,7 +13,8 @@ const (
 )
 
 // gate runs before each message part, in this order: wait while the
-// number is held; "composing…" in the chat for a human-like pause
+// number is held; for a chat whose player never wrote first, wait for a
+// place among the day's cold contacts (cold_daily_cap); "composing…" in the chat for a human-like pause
 // proportional to the part's length; a slot of the cold rate (for a chat
 // whose player never wrote first) and of the number's rate (one every
 // 60s/rate_per_minute, shared by every replica); one of the day's sends.
@@ -23,6 +24,12 @@ const (
 func (a *Adapter) gate(ctx context.Context, cli client, to types.JID, text string) error {
 	if err := a.waitHold(ctx); err != nil {
 		return fmt.Errorf("wait for the number's hold to end: %w", err)
+	}
+	if err := a.waitContactHold(ctx, to); err != nil {
+		return fmt.Errorf("wait for the chat's hold to end: %w", err)
+	}
+	if err := a.takeCold(ctx, to); err != nil {
+		return fmt.Errorf("wait for the day's cold contacts (cold_daily_cap): %w", err)
 	}
 	if a.pacer != nil {
 		if err := a.paceSend(ctx, cli, to, text); err != nil {

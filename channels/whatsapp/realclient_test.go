@@ -11,8 +11,8 @@ import (
 	waBinary "go.mau.fi/whatsmeow/binary"
 	"go.mau.fi/whatsmeow/proto/waAdv"
 	"go.mau.fi/whatsmeow/proto/waE2E"
+	"go.mau.fi/whatsmeow/store/sqlstore"
 	"go.mau.fi/whatsmeow/types"
-	"go.mau.fi/whatsmeow/types/events"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/botgw/botgw"
@@ -32,6 +32,13 @@ type realClient struct {
 	up    bool
 	calls chan string
 	phone *mediaPhone // answers media retry receipts; nil: whatsmeow's own
+	sent  sentLog     // what the adapter sent (the socket is the test's)
+}
+
+// SendMessage records m as sent: the socket is the test's.
+func (r *realClient) SendMessage(_ context.Context, to types.JID, m *waE2E.Message, _ ...whatsmeow.SendRequestExtra) (whatsmeow.SendResponse, error) {
+	r.sent.add(to, m)
+	return whatsmeow.SendResponse{}, nil
 }
 
 func (r *realClient) ConnectContext(context.Context) error {
@@ -75,7 +82,8 @@ func (r *realClient) internals() *whatsmeow.DangerousInternalClient {
 }
 
 // realConnected runs an adapter on a real whatsmeow client, linked as
-// botPN, through its first login (whatsmeow dispatching Connected).
+// botPN, through its first login (whatsmeow's own <success> handling,
+// which marks it logged in and dispatches Connected).
 func realConnected(t *testing.T) (*Adapter, *realClient, *syncbuf.Buffer) {
 	t.Helper()
 	cli := testClient(t, linkConfig(t, ""))
@@ -85,11 +93,16 @@ func realConnected(t *testing.T) (*Adapter, *realClient, *syncbuf.Buffer) {
 		t.Fatal(err)
 	}
 	rc := &realClient{waClient: waClient{cli}, calls: make(chan string, 100)}
-	a, logs := testAdapter(Config{}, newMemLease(), func(context.Context) (client, error) { return rc, nil })
+	a, logs := testAdapter(Config{}, newMemLease(), func(ctx context.Context) (client, error) {
+		if devs, err := cli.Store.Container.(*sqlstore.Container).GetAllDevices(ctx); err != nil || len(devs) == 0 {
+			return nil, errNotLinked // as linkedClient: the store lost the device
+		}
+		return rc, nil
+	})
 	cli.Log = waLogger(a.log, "Client") // whatsmeow's own errors (a handler's panic) in the test's log
 	listen(t, a, (&channeltest.Store{}).Deliver)
 	rc.waitCall(t, "connect")
-	rc.internals().DispatchEvent(&events.Connected{})
+	rc.internals().HandleConnectSuccess(context.Background(), &waBinary.Node{Tag: "success"}) // logs in, then dispatches Connected
 	waitState(t, a, StateConnected)
 	return a, rc, logs
 }

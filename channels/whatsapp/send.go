@@ -26,16 +26,17 @@ import (
 // and when the engine retries the reply, parts WhatsApp already took are
 // not sent again (within this process). A refusal that restricts the
 // whole number (see restriction) holds it on every replica and the part
-// waits for the hold's end instead of failing. Only the replica holding
-// the session can send; others return a retryable PlatformError.
+// waits for the hold's end instead of failing. While the session is down
+// on the replica holding it, the reply waits for it (sendClient); other
+// replicas return a PlatformError with Waiting set.
 func (a *Adapter) Send(ctx context.Context, m botgw.Outbound) error {
 	to, err := recipient(m.Chat)
 	if err != nil {
 		return &botgw.PlatformError{Channel: Name, Permanent: true, Err: err}
 	}
-	cli := a.current()
-	if cli == nil {
-		return &botgw.PlatformError{Channel: Name, Err: fmt.Errorf("not connected to WhatsApp on this replica (%s)", a.state.get().State)}
+	cli, err := a.sendClient(ctx)
+	if err != nil {
+		return err
 	}
 	parts := numbered(markup.WhatsApp.Render(m.Text), m.Choices)
 	for i := max(a.progress.Sent(m.ID), m.Sent); i < len(parts); i++ {
@@ -56,7 +57,7 @@ func (a *Adapter) sendOne(ctx context.Context, cli client, to types.JID, m botgw
 	msg := &waE2E.Message{Conversation: proto.String(text)}
 	err := a.sendPart(ctx, cli, to, msg, messageID(m, i))
 	if err != nil {
-		if h, held := a.restriction(ctx, err); held {
+		if h, held := a.restriction(ctx, err, to); held {
 			return errHeld{err: err, hold: h}
 		}
 	}
@@ -80,8 +81,8 @@ func (e errHeld) Unwrap() error { return e.err }
 
 // sendError turns a failed part into a *botgw.PlatformError: Permanent for
 // what WhatsApp refused for this chat alone; for a refusal that held the
-// number, retryable after a short while (the retry's gate then waits for
-// the hold's end, noticing an operator lifting it).
+// number, Waiting (no delivery round spent): the retry's gate then waits
+// for the hold's end, noticing an operator lifting it.
 func (a *Adapter) sendError(chat botgw.ChatKey, i, n int, err error) error {
 	pe := &botgw.PlatformError{Channel: Name, Sent: i, Err: fmt.Errorf("part %d of %d to %s: %w", i+1, n, chat, err)}
 	var g errGate
@@ -89,6 +90,7 @@ func (a *Adapter) sendError(chat botgw.ChatKey, i, n int, err error) error {
 	switch {
 	case errors.As(err, &h):
 		pe.RetryAfter = min(max(h.hold.Until.Sub(a.clock()), time.Second), a.tm.holdPoll)
+		pe.Waiting = waitHold
 	case !errors.As(err, &g):
 		pe.Permanent = permanent(err)
 	}
@@ -110,6 +112,9 @@ func messageID(m botgw.Outbound, i int) types.MessageID {
 func (a *Adapter) sendPart(ctx context.Context, cli client, to types.JID, msg *waE2E.Message, id types.MessageID) error {
 	for attempt := 1; ; attempt++ {
 		_, err := cli.SendMessage(ctx, to, msg, whatsmeow.SendRequestExtra{ID: id})
+		if err == nil {
+			a.recordSent(ctx, to, id, msg)
+		}
 		if err == nil || permanent(err) || errors.Is(err, whatsmeow.ErrIQRateOverLimit) {
 			return err
 		}

@@ -23,6 +23,8 @@ const (
 	StateBanned       ConnState = "temporarily_banned"
 	StateReplaced     ConnState = "stream_replaced" // another client with the same keys took the session; off until an operator reconnects
 	StateOutdated     ConnState = "client_outdated" // WhatsApp rejects this whatsmeow version
+	StateLocked       ConnState = "banned"          // WhatsApp locked (403) or banned (406) the number: held, not re-linked
+	StateRejected     ConnState = "client_rejected" // WhatsApp rejected this client (409 bad user agent, 418 unknown client): off
 )
 
 // State is the link and connection state, for the operator page and the
@@ -48,6 +50,14 @@ type State struct {
 	// together, against DailyCap.
 	SentToday int64 `json:"sent_today"`
 	DailyCap  int   `json:"daily_cap"`
+	// Waiting counts the sends waiting now on this replica, by reason
+	// (not_connected, number_held, contact_held, daily_cap, cold_cap): none
+	// becomes a dead letter for waiting.
+	Waiting map[string]int `json:"waiting,omitempty"`
+	// ColdToday counts the people who never wrote to the number that it
+	// wrote to this UTC day, all replicas together, against ColdDailyCap.
+	ColdToday    int64 `json:"cold_today"`
+	ColdDailyCap int   `json:"cold_daily_cap"`
 }
 
 // usable reports whether this replica is fine: connected, or standing by
@@ -126,5 +136,8 @@ func (a *Adapter) Status() any {
 	}
 	s.SentToday, _ = a.shared.sentOn(ctx, a.number(), day(now))
 	s.DailyCap = a.cfg.dailyCap()
+	s.Waiting = a.Waiting()
+	s.ColdToday, _ = a.shared.coldOn(ctx, a.number(), day(now))
+	s.ColdDailyCap = a.cfg.coldDailyCap()
 	return s
 }

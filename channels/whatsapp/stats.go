@@ -18,6 +18,8 @@ type counts struct {
 	held            atomic.Uint64 // number holds after a restriction (463, 403s, 429, ban)
 	dailyCap        atomic.Uint64 // sends that waited for the next day's budget
 	panics          atomic.Uint64 // events whose handling panicked (left unacknowledged)
+	silentDeaths    atomic.Uint64 // connections the watchdog found dead without an event
+	coldCap         atomic.Uint64 // sends to cold contacts that waited for the next day's cold_daily_cap
 }
 
 // EventCounts returns the counters by event name, for the metrics.
@@ -37,5 +39,7 @@ func (a *Adapter) EventCounts() map[string]uint64 {
 		"number_held":       c.held.Load(),
 		"daily_cap_reached": c.dailyCap.Load(),
 		"handler_panic":     c.panics.Load(),
+		"silent_death":      c.silentDeaths.Load(),
+		"cold_cap_reached":  c.coldCap.Load(),
 	}
 }

@@ -135,14 +135,6 @@ func (s *session) banned(ctx context.Context, e *events.TemporaryBan) bool {
 	return s.a.wait(ctx, until.Sub(s.a.clock())) && s.connect(ctx)
 }
 
-// loggedOut alerts the operator: the device was unlinked (from the phone
-// or by WhatsApp) and whatsmeow deleted the session.
-func (s *session) loggedOut(e *events.LoggedOut) {
-	s.a.setCurrent(nil)
-	s.a.state.update(func(st *State) { st.Linked, st.JID = false, "" })
-	s.a.setState(StateLoggedOut, fmt.Sprintf("the WhatsApp device was logged out (%s): re-link it with `botgw whatsapp link -config FILE`", e.PermanentDisconnectDescription()))
-}
-
 // park stops the session for good: reconnecting would be refused again.
 func (s *session) park(st ConnState, detail string) {
 	s.a.setCurrent(nil)

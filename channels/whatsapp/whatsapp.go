@@ -61,6 +61,7 @@ type Adapter struct {
 	dead      botgw.DeadLetters                               // where input that can never be stored goes
 	failures  failures                                        // store failures per message id
 	counts    counts
+	waits     waiters   // sends waiting now, by reason
 	aliases   Aliases   // pins each person's chat key
 	operators []string  // operators' numbers (digits)
 	ops       operators // operators' LIDs, resolved at login
@@ -106,6 +107,7 @@ type timing struct {
 	storeTimeout           time.Duration // bound on one try
 	storeBackoff           time.Duration // first wait between tries
 	slowStore              time.Duration // a store slower than this is logged and counted
+	watchdog               time.Duration // how often a connected session checks whatsmeow is still connected and logged in
 }
 
 // linkConnectTimeout bounds connecting in `botgw whatsapp link`: without
@@ -136,6 +138,7 @@ var defaultTiming = timing{
 	storeTimeout:   5 * time.Second,
 	storeBackoff:   500 * time.Millisecond,
 	slowStore:      time.Second,
+	watchdog:       20 * time.Second,
 }
 
 // Option sets an optional dependency of New.
@@ -248,7 +251,7 @@ func (a *Adapter) setState(st ConnState, detail string) {
 	switch st {
 	case StateDisconnected, StateKeepAlive, StateNotLinked:
 		level = slog.LevelWarn
-	case StateLoggedOut, StateBanned, StateOutdated, StateReplaced:
+	case StateLoggedOut, StateBanned, StateOutdated, StateReplaced, StateLocked, StateRejected:
 		level = slog.LevelError
 	}
 	a.log.Log(context.Background(), level, "whatsapp connection state", "state", st, "detail", detail)
@@ -265,4 +268,5 @@ func (a *Adapter) setCurrent(c client) {
 	a.mu.Lock()
 	a.cur = c
 	a.mu.Unlock()
+	a.waits.wake()
 }

@@ -27,6 +27,8 @@ type whatsappConfig struct {
 	RatePerMinute float64       `yaml:"rate_per_minute"`
 	DailyCap      int           `yaml:"daily_cap"`
 	ColdRate      float64       `yaml:"cold_rate_per_minute"`
+	ColdDailyCap  int           `yaml:"cold_daily_cap"`
+	DeviceName    string        `yaml:"device_name"`
 	TypingDelay   string        `yaml:"typing_delay"`
 }
 
