@@ -5,7 +5,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/botgw/botgw/convo"
 	"github.com/botgw/botgw/convo/consent"
+	"github.com/botgw/botgw/webhooks/metrics"
 )
 
 // ProactiveConfig is the consent rules of the messages a player did not
@@ -50,4 +54,18 @@ func (p ProactiveConfig) validate() []error {
 		}
 	}
 	return errs
+}
+
+// consentMetrics adds the consent counters to the engine's hooks:
+// botgw_optouts_total{action="stop|start"} and
+// botgw_proactive_kept_total{outcome="skipped_opted_out"}.
+func consentMetrics(m *metrics.Metrics, h convo.Hooks) convo.Hooks {
+	optouts := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "botgw_optouts_total",
+		Help: "Players who opted out of proactive messages (stop) or back in (start)."}, []string{"action"})
+	kept := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "botgw_proactive_kept_total",
+		Help: "Proactive messages (broadcasts, replies to events with respond, operator messages) the consent rules kept from a player, by outcome: skipped_opted_out."}, []string{"outcome"})
+	m.Registry().MustRegister(optouts, kept)
+	h.OptOut = func(action string) { optouts.WithLabelValues(action).Inc() }
+	h.Proactive = func(outcome string) { kept.WithLabelValues(outcome).Inc() }
+	return h
 }

@@ -189,7 +189,7 @@ func (gw *gateway) wire(ctx context.Context, cfg Config, tracer trace.Tracer, lo
 		NoOfferChoices: !cfg.ToolsBuiltin.offerChoices(), Proactive: cfg.Proactive.rules(),
 	}, convo.Deps{Store: gw.store, Provider: prov, Compactor: comp, Channels: gw.channels.byName(),
 		Count: func(h []botgw.Message) int { return compaction.CountMessages(counter, h) },
-		Media: reader, Tools: tools, Audit: trail, Hooks: met.Hooks(), Tracer: tracer, Log: log, Outgoing: gw.bcast})
+		Media: reader, Tools: tools, Audit: trail, Hooks: consentMetrics(met, met.Hooks()), Tracer: tracer, Log: log, Outgoing: gw.bcast})
 	if err != nil {
 		return err
 	}
