@@ -203,6 +203,8 @@ type OperatorAction struct {
 	Operator string    `json:"operator,omitempty"` // who: "admin-api", "telegram:123", a name
 	Until    time.Time `json:"until,omitzero"`     // OpPause: when the pause ends by itself
 	Reply    *Outbound `json:"reply,omitempty"`    // OpRedeliver
+	// Override sends an OpMessage to a player who opted out (audited).
+	Override bool `json:"override,omitempty"`
 }
 
 // OperatorInput is an operator action ready for chat k's pending list;
