@@ -45,6 +45,7 @@ type Config struct {
 	Stream         StreamConfig      `yaml:"stream"`
 	Admin          AdminConfig       `yaml:"admin"`
 	Log            LogConfig         `yaml:"log"`
+	Eval           EvalConfig        `yaml:"eval"` // botgw eval (docs/evaluating.md)
 }
 
 // ToolsBuiltin turns the gateway's own tools on or off.

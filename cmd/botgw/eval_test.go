@@ -1,0 +1,251 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/botgw/botgw/cmd/botgw/eval"
+	"github.com/botgw/botgw/internal/e2e"
+	"github.com/botgw/botgw/providers/providertest"
+	"github.com/botgw/botgw/state/redistest"
+)
+
+// evalConfig writes a config on the fake model API, with the game's
+// get_score tool (never called: eval answers it from the suite), and
+// returns its path. extra is appended to the YAML.
+func evalConfig(t *testing.T, model *providertest.OpenAI, extra string) string {
+	t.Helper()
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	return e2e.WriteFile(t, fmt.Sprintf(`system_prompt: "You are the guide of a location game."
+provider:
+  kind: openai
+  base_url: %s/v1
+  api_key: sk-test
+  model: gpt-4o-mini
+  max_retries: 0
+channels:
+  web: {}
+compaction:
+  strategy: none
+tools:
+  - name: get_score
+    description: The score of a team.
+    url: http://game.invalid/api/score
+    parameters: {type: object, properties: {team: {type: string}}}
+%s`, model.URL, extra))
+}
+
+// writeSuite writes a suite file and returns its path.
+func writeSuite(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// evalRun runs `botgw eval ARGS` and returns stdout, stderr and the exit
+// status main would set.
+func evalRun(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), append([]string{"eval"}, args...), &out, &errOut)
+	code := 0
+	if err != nil {
+		code = 1
+		if xe, ok := errors.AsType[*exitError](err); ok {
+			code = xe.code
+		}
+		if !errors.Is(err, errReported) {
+			errOut.WriteString(err.Error())
+		}
+	}
+	return out.String(), errOut.String(), code
+}
+
+// scripted answers the model's calls in order; the judge's too.
+func scripted(t *testing.T, answers ...providertest.Answer) *providertest.OpenAI {
+	return providertest.NewOpenAI(t, providertest.Script(func(n int) providertest.Answer {
+		if n >= len(answers) {
+			t.Errorf("model call %d: only %d scripted", n, len(answers))
+			return providertest.OpenAIStatus(500)
+		}
+		return answers[n]
+	}))
+}
+
+const firstSteps = `name: first steps
+tools:
+  get_score: {"score": 50, "rank": 3}
+conversations:
+  - name: pin then question
+    steps:
+      - event: {text: "The player joined team Red", key: team}
+      - user: "I'm at the station. What now?"
+        expect:
+          - contains: STATION
+          - not_contains: sorry
+          - matches: "(?i)clue|hint"
+          - tool_called: {name: get_score, args: {team: Red}}
+          - max_tokens: 1500
+      - user: "thanks"
+        baseline: "You're welcome!"
+        expect:
+          - contains: welcome
+`
+
+func TestEvalPassesAndSendsTheEventBeforeTheMessage(t *testing.T) {
+	model := scripted(t,
+		providertest.ToolCalls([3]string{"call_1", "get_score", `{"team":"Red"}`}),
+		providertest.Completion("Red has 50 points. At the station, look for a clue under the clock."),
+		providertest.Completion("You're most welcome!"))
+	cfg := evalConfig(t, model, "")
+	suite := writeSuite(t, t.TempDir(), "first.yaml", firstSteps)
+	out, errOut, code := evalRun(t, "-config", cfg, suite)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "PASS  first steps › pin then question") || !strings.Contains(out, "1 passed, 0 failed") {
+		t.Errorf("terminal report:\n%s", out)
+	}
+	first := model.Calls()[0].Body.Messages
+	event, user := -1, -1
+	for i, m := range first {
+		if strings.Contains(m.Text(), "The player joined team Red") {
+			event = i
+		}
+		if strings.Contains(m.Text(), "I'm at the station") {
+			user = i
+		}
+	}
+	if event < 0 || user < 0 || event > user {
+		t.Errorf("the event (message %d) should come before the player's message (%d): %+v", event, user, first)
+	}
+	second := model.Calls()[1].Body.Messages
+	if last := second[len(second)-1]; last.Role != "tool" || !strings.Contains(last.Text(), `"rank": 3`) && !strings.Contains(last.Text(), `"rank":3`) {
+		t.Errorf("the tool's answer should be the suite's: %+v", last)
+	}
+}
+
+func TestEvalFailsNamingTheExpectationAndTheReply(t *testing.T) {
+	model := scripted(t,
+		providertest.Completion("Sorry, I don't know where you are."),
+		providertest.Completion("Bye."))
+	cfg := evalConfig(t, model, "")
+	suite := writeSuite(t, t.TempDir(), "first.yaml", strings.Replace(firstSteps, "      - event: {text: \"The player joined team Red\", key: team}\n", "", 1))
+	out, _, code := evalRun(t, "-config", cfg, suite)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, out)
+	}
+	for _, want := range []string{
+		"FAIL  first steps › pin then question",
+		`reply: Sorry, I don't know where you are.`,
+		`✗ contains: "STATION" (` + suite + `:9): the reply does not contain "STATION"`,
+		`✗ not_contains: "sorry"`,
+		`✗ tool_called: get_score {"team":"Red"}`, "no tool was called",
+		`✗ contains: "welcome" (` + suite + `:17)`,
+		"0 passed, 1 failed",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestEvalReportsInvalidSuitesWithFileLineAndField(t *testing.T) {
+	model := scripted(t)
+	cfg := evalConfig(t, model, "")
+	dir := t.TempDir()
+	bad := writeSuite(t, dir, "bad.yaml", `name: broken
+conversations:
+  - name: one
+    steps:
+      - shout: "hello"
+      - user: "hi"
+        expect:
+          - matches: "([a-z"
+          - contain: station
+`)
+	tools := writeSuite(t, dir, "tools.yaml", `name: tools
+bot: quest
+tools:
+  get_scor: {"score": 1}
+conversations:
+  - steps:
+      - user: "hi"
+`)
+	out, errOut, code := evalRun(t, "-config", cfg, bad)
+	if code != 2 {
+		t.Fatalf("exit %d, want 2\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		bad + ":5: conversations[0].steps[0].shout: unknown key",
+		bad + ":8: conversations[0].steps[1].expect[0].matches: the regular expression does not compile",
+		bad + ":9: conversations[0].steps[1].expect[1].contain: unknown key",
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("errors lack %q:\n%s", want, errOut)
+		}
+	}
+	_, errOut, code = evalRun(t, "-config", cfg, tools)
+	if code != 2 || !strings.Contains(errOut, tools+`:2: bot: the config has no bot "quest"`) ||
+		!strings.Contains(errOut, tools+":4: tools.get_scor: the config declares no such tool") {
+		t.Errorf("exit %d:\n%s", code, errOut)
+	}
+	if n := len(model.Calls()); n != 0 {
+		t.Errorf("an invalid suite should run nothing; the model got %d calls", n)
+	}
+}
+
+func TestEvalLeavesTheConfiguredRedisAlone(t *testing.T) {
+	url := redistest.URL(t)
+	prefix := redistest.Prefix(t, url)
+	model := providertest.NewOpenAI(t, providertest.Echo())
+	cfg := evalConfig(t, model, fmt.Sprintf("redis:\n  url: %q\n  key_prefix: %q\n", url, prefix))
+	suite := writeSuite(t, t.TempDir(), "echo.yaml", `conversations:
+  - steps:
+      - user: "hello there"
+        expect: [{contains: "hello there"}]
+`)
+	if out, errOut, code := evalRun(t, "-config", cfg, suite); code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(opt)
+	defer rdb.Close()
+	keys, err := rdb.Keys(context.Background(), prefix+"*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) != 0 {
+		t.Errorf("eval wrote to the configured Redis: %v", keys)
+	}
+}
+
+// readJSON reads the -json report back.
+func readJSON(t *testing.T, file string) eval.Report {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep eval.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatalf("JSON report: %v\n%s", err, b)
+	}
+	return rep
+}
