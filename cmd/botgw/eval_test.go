@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/botgw/botgw/cmd/botgw/eval"
@@ -248,4 +250,125 @@ func readJSON(t *testing.T, file string) eval.Report {
 		t.Fatalf("JSON report: %v\n%s", err, b)
 	}
 	return rep
+}
+
+func TestEvalJudgeTapsChoicesAndReports(t *testing.T) {
+	model := scripted(t,
+		providertest.ToolCalls([3]string{"c1", "offer_choices", `{"choices":["Go north","Go south"]}`}),
+		providertest.Completion("Pick a way."),
+		providertest.Completion(`{"pass": false, "reason": "The reply names the answer: the clock."}`),
+		providertest.Completion("North it is: the clock tower."),
+		providertest.Completion("not json at all"))
+	cfg := evalConfig(t, model, "")
+	dir := t.TempDir()
+	suite := writeSuite(t, dir, "taps.yaml", `name: taps
+conversations:
+  - name: choose a way
+    steps:
+      - location: {latitude: 53.9921, longitude: -1.5418}
+        expect:
+          - choices: ["go north"]
+          - judge: "The reply gives a hint without naming the answer."
+      - tap: "Go north"
+        baseline: "North: look up."
+        expect:
+          - judge: "The reply is friendly."
+      - tap: "Go east"
+`)
+	jsonFile, junitFile := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.xml")
+	out, errOut, code := evalRun(t, "-config", cfg, "-json", jsonFile, "-junit", junitFile, suite)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		`✗ judge: "The reply gives a hint without naming the answer." (` + suite + `:8): The reply names the answer: the clock.`,
+		suite + `:12): judge: the answer is not JSON {"pass": bool, "reason": string}: "not json at all"`,
+		`stopped: ` + suite + `:13: tap "Go east": the last reply offered no choices`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	calls := model.Calls()
+	if pin := calls[0].Body.Messages; pin[len(pin)-1].Text() != "53.99210, -1.54180" {
+		t.Errorf("the pin should reach the model as its coordinates: %+v", calls[0].Body.Messages)
+	}
+	if rf := string(calls[2].Body.ResponseFormat); !strings.Contains(rf, `"type":"json_schema"`) || !strings.Contains(rf, `"pass"`) {
+		t.Errorf("the judge should be asked for json_schema output, got %s", rf)
+	}
+	if tap := calls[3].Body.Messages; tap[len(tap)-1].Text() != "Go north" {
+		t.Errorf("the tap should reach the model as the choice's label: %+v", tap[len(tap)-1])
+	}
+	rep := readJSON(t, jsonFile)
+	steps := rep.Conversations[0].Steps
+	if rep.Failed != 1 || len(steps) != 3 || steps[0].Choices[0] != "Go north" || !steps[0].Expect[0].Pass ||
+		steps[0].Expect[1].Pass || steps[1].Baseline != "North: look up." || steps[1].Reply != "North it is: the clock tower." {
+		t.Errorf("JSON report: %+v", rep)
+	}
+	var junit struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Suites   []struct {
+			Cases []struct {
+				Name    string `xml:"name,attr"`
+				Failure *struct {
+					Message string `xml:"message,attr"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	b, _ := os.ReadFile(junitFile)
+	if err := xml.Unmarshal(b, &junit); err != nil {
+		t.Fatalf("JUnit: %v\n%s", err, b)
+	}
+	if junit.Tests != 1 || junit.Failures != 1 || junit.Suites[0].Cases[0].Name != "choose a way" ||
+		!strings.Contains(junit.Suites[0].Cases[0].Failure.Message, "The reply names the answer") {
+		t.Errorf("JUnit: %+v\n%s", junit, b)
+	}
+}
+
+func TestEvalHTMLReportInABrowser(t *testing.T) {
+	model := providertest.NewOpenAI(t, providertest.Echo())
+	cfg := evalConfig(t, model, "")
+	dir := t.TempDir()
+	suite := writeSuite(t, dir, "html.yaml", `name: page
+conversations:
+  - name: greets back
+    steps:
+      - user: "hello"
+        baseline: "Hi there, explorer!"
+        expect: [{contains: hello}]
+  - name: wants a clue
+    steps:
+      - user: "a clue please"
+        baseline: "Look under the clock."
+        expect: [{contains: clock}]
+`)
+	page := filepath.Join(dir, "report.html")
+	if out, errOut, code := evalRun(t, "-config", cfg, "-html", page, suite); code != 1 {
+		t.Fatalf("exit %d, want 1\n%s%s", code, out, errOut)
+	}
+	ctx := e2e.Browser(t)
+	err := chromedp.Do(ctx, chromedp.Navigate("file://"+page), chromedp.WaitVisible(chromedp.CSS("section.conv")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("section.conv")].filter(s => s.offsetHeight > 0).map(s => s.dataset.conversation)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed, _ := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("section.conv.fail .expect.fail")].map(e => e.textContent)`))
+	rows, _ := chromedp.Run(ctx, chromedp.Evaluate[[]map[string]string](`[...document.querySelectorAll("tr.step")].map(r => ({reply: r.querySelector(".reply").textContent,
+		baseline: r.querySelector(".baseline").textContent,
+		side: String(r.querySelector(".baseline").getBoundingClientRect().left > r.querySelector(".reply").getBoundingClientRect().right)}))`))
+	if strings.Join(names, ",") != "greets back,wants a clue" {
+		t.Errorf("conversations visible: %v", names)
+	}
+	if len(failed) != 1 || !strings.Contains(failed[0], `contains: "clock"`) || !strings.Contains(failed[0], `does not contain "clock"`) {
+		t.Errorf("failures marked: %q", failed)
+	}
+	if len(rows) != 2 || rows[0]["reply"] != "You said: hello" || rows[0]["baseline"] != "Hi there, explorer!" || rows[0]["side"] != "true" ||
+		rows[1]["baseline"] != "Look under the clock." {
+		t.Errorf("replies beside baselines: %v", rows)
+	}
 }

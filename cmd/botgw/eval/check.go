@@ -54,7 +54,7 @@ func (r *Runner) verdict(ctx context.Context, s *session, e Expect, a answer) (b
 	case ExpectJudge:
 		pass, reason, err := r.judge(ctx, e.Text, s.history, a.Text)
 		if err != nil {
-			return false, fmt.Sprintf("%s: judge: %v", s.where(e.Line), err)
+			return false, fmt.Sprintf("judge: %v", err)
 		}
 		return pass, reason
 	}
