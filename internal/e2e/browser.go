@@ -40,4 +40,3 @@ func Browser(t *testing.T) context.Context {
 	t.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
 	return ctx
 }
-
