@@ -18,9 +18,7 @@ import (
 // caller closes the rig.
 func Setup(ctx context.Context, cfg gateway.Config, model string, suites []*Suite, log *slog.Logger) (*Runner, *gateway.Rig, error) {
 	if cfg.Eval.Judge == nil {
-		j := cfg.Provider
-		j.Fallback = nil
-		cfg.Eval.Judge = &j
+		cfg.Eval.Judge = gateway.JudgeOf(cfg.Provider)
 	}
 	if model != "" {
 		cfg.Provider.Model = model

@@ -17,14 +17,31 @@ import (
 // gateway's own wiring (docs/evaluating.md).
 type EvalConfig struct {
 	// Judge is the model that grades `judge` expectations; nil: the provider.
-	Judge *ProviderConfig `yaml:"judge"`
+	Judge *JudgeConfig `yaml:"judge"`
+}
+
+// JudgeConfig names the judge model, as provider names the assistant's.
+type JudgeConfig struct {
+	Kind    string `yaml:"kind"` // openai | anthropic; empty: from the environment
+	BaseURL string `yaml:"base_url"`
+	APIKey  string `yaml:"api_key"`
+	Model   string `yaml:"model"`
+}
+
+// JudgeOf is the judge a provider makes: its kind, server, key and model.
+func JudgeOf(pc ProviderConfig) *JudgeConfig {
+	return &JudgeConfig{Kind: pc.Kind, BaseURL: pc.BaseURL, APIKey: pc.APIKey, Model: pc.Model}
+}
+
+func (j JudgeConfig) provider() ProviderConfig {
+	return ProviderConfig{Kind: j.Kind, BaseURL: j.BaseURL, APIKey: j.APIKey, Model: j.Model}
 }
 
 func (e EvalConfig) validate() []error {
 	if e.Judge == nil {
 		return nil
 	}
-	return e.Judge.validate("eval.judge")
+	return e.Judge.provider().validate("eval.judge")
 }
 
 // engineConfig is the engine's config as the gateway's config sets it;
@@ -129,7 +146,7 @@ type JSONModel interface {
 func (r *Rig) Judge() (JSONModel, error) {
 	pc := r.cfg.Provider
 	if r.cfg.Eval.Judge != nil {
-		pc = *r.cfg.Eval.Judge
+		pc = r.cfg.Eval.Judge.provider()
 	}
 	p, err := oneProvider(pc.resolved(), nil)
 	if err != nil {
