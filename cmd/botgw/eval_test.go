@@ -439,3 +439,34 @@ func TestEvalRecordsTheConversationStream(t *testing.T) {
 		t.Errorf("recorded steps: %+v\n%s", steps, out.String())
 	}
 }
+
+func TestEvalRepeatReportsPassRates(t *testing.T) {
+	model := providertest.NewOpenAI(t, providertest.Script(func(n int) providertest.Answer {
+		if n%2 == 0 {
+			return providertest.Completion("Look for a clue by the clock.")
+		}
+		return providertest.Completion("No idea.")
+	}))
+	cfg := evalConfig(t, model, "")
+	dir := t.TempDir()
+	body := `conversations:
+  - name: hint
+    steps:
+      - user: "help"
+        expect: [{contains: clue}]
+`
+	strict := writeSuite(t, dir, "strict.yaml", "name: strict\n"+body)
+	out, _, code := evalRun(t, "-config", cfg, "-repeat", "4", "-parallel", "1", strict)
+	if code != 1 || !strings.Contains(out, "2/4 runs passed") || !strings.Contains(out, "[2/4 runs, need 100%]") {
+		t.Errorf("exit %d, want 1 with the pass rate:\n%s", code, out)
+	}
+	lenient := writeSuite(t, dir, "lenient.yaml", "name: lenient\nmin_pass_rate: 50%\n"+body)
+	report := filepath.Join(dir, "r.json")
+	out, _, code = evalRun(t, "-config", cfg, "-repeat", "4", "-parallel", "1", "-json", report, lenient)
+	if code != 0 {
+		t.Errorf("exit %d, want 0 at 50%%:\n%s", code, out)
+	}
+	if e := readJSON(t, report).Conversations[0].Steps[0].Expect[0]; e.Passes != 2 || e.Runs != 4 || e.Rate != 0.5 {
+		t.Errorf("pass rate in the JSON report: %+v", e)
+	}
+}
