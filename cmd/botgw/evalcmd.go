@@ -80,15 +80,9 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	defer rig.Close()
 	runner.Parallel, runner.Repeat = e.parallel, e.repeat
-	var bar *eval.Bar
-	if f, ok := stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		bar = &eval.Bar{W: stdout}
-		runner.Progress = bar.Update
-	}
+	clear := progress(stdout, runner)
 	rep := runner.Run(ctx, suites)
-	if bar != nil {
-		bar.Clear()
-	}
+	clear()
 	rep.Print(stdout)
 	if err := e.write(rep); err != nil {
 		return err
@@ -97,6 +91,18 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return &exitError{code: 1, err: errReported}
 	}
 	return ctx.Err()
+}
+
+// progress shows a progress bar while r runs when stdout is a terminal;
+// the func returned clears it.
+func progress(stdout io.Writer, r *eval.Runner) func() {
+	f, ok := stdout.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return func() {}
+	}
+	bar := &eval.Bar{W: stdout}
+	r.Progress = bar.Update
+	return bar.Clear
 }
 
 // write writes the reports the flags ask for.
