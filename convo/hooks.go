@@ -48,6 +48,9 @@ type TurnStats struct {
 	Retries   int
 	// Duration is the whole turn, from taking the input to the commit.
 	Duration time.Duration
+	// Replies is how many replies the turn committed to the outbox; the
+	// hook runs before they are delivered.
+	Replies int
 	// ProviderStatus is the HTTP status of a failed provider call (0 for a
 	// transport error or timeout); meaningful when Outcome is provider_error.
 	ProviderStatus int

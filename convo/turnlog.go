@@ -14,6 +14,7 @@ import (
 // writes its one log line: outcome, duration, tokens and state size; the
 // text only with LogContent.
 func (e *Engine) observe(ctx context.Context, s TurnStats, in []botgw.Inbound, out []botgw.Outbound, log *slog.Logger) {
+	s.Replies = len(out)
 	e.deps.Hooks.turn(s)
 	tagTurnSpan(trace.SpanFromContext(ctx), s)
 	attrs := []any{"outcome", s.Outcome, "duration", s.Duration, "queue_wait", s.QueueWait,

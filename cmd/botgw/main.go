@@ -5,6 +5,8 @@
 //	botgw chats list|show|reset|export|import [CHAT] -config FILE [-json]
 //	botgw dead-letters list|retry ID|discard ID -config FILE [-json]
 //	botgw whatsapp link -config FILE [-phone NUMBER]
+//	botgw eval [-config FILE] [flags] SUITE...   check the assistant on scripted conversations
+//	botgw eval record CHAT                 print a suite made from a stored conversation
 //	botgw health [-url URL]                probe a running gateway (container HEALTHCHECK)
 //	botgw version                          print the release (CHANGELOG.md)
 //
@@ -35,6 +37,9 @@ func main() {
 		if !errors.Is(err, flag.ErrHelp) && !errors.Is(err, errReported) {
 			fmt.Fprintln(os.Stderr, "botgw:", err)
 		}
+		if xe, ok := errors.AsType[*exitError](err); ok {
+			os.Exit(xe.code)
+		}
 		os.Exit(1)
 	}
 }
@@ -51,6 +56,8 @@ const usage = `usage:
   botgw dead-letters list [-cursor C] [-limit N] -config FILE [-json]
   botgw dead-letters retry|discard ID -config FILE
   botgw whatsapp link -config FILE [-phone NUMBER]
+  botgw eval [-config FILE] [-model M] [-parallel N] [-repeat K] [-json FILE] [-junit FILE] [-html FILE] SUITE...
+  botgw eval record CHAT [-config FILE] | -from-export FILE | -from-stream FILE
   botgw health [-url http://127.0.0.1:8080/healthz]   (container HEALTHCHECK)
   botgw version
 The config file may also be given as BOTGW_CONFIG. With none, botgw runs on
@@ -73,6 +80,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdDeadLetters(ctx, args, stdout, stderr)
 	case "whatsapp":
 		return cmdWhatsApp(ctx, args, stdout, stderr)
+	case "eval":
+		return cmdEval(ctx, args, stdout, stderr)
 	case "health":
 		return cmdHealth(ctx, args, stdout, stderr)
 	case "version", "-version", "--version":

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/providers/internal/wire"
@@ -21,6 +22,8 @@ type request struct {
 	Temperature         *float64  `json:"temperature,omitempty"`
 	MaxTokens           int64     `json:"max_tokens,omitzero"`
 	MaxCompletionTokens int64     `json:"max_completion_tokens,omitzero"`
+	// ResponseFormat asks for JSON matching a schema (CompleteJSON).
+	ResponseFormat *shared.ResponseFormatJSONSchemaParam `json:"response_format,omitempty"`
 }
 
 // message is one chat message; Content is nil only for an assistant

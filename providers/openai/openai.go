@@ -75,7 +75,16 @@ func (p *Provider) ID() string { return p.id }
 // Complete sends one chat completion and returns the first choice. Vendor,
 // transport and timeout errors are *botgw.ProviderError.
 func (p *Provider) Complete(ctx context.Context, req botgw.Request) (botgw.Reply, error) {
-	body, err := p.body(req)
+	r, err := p.request(req)
+	if err != nil {
+		return botgw.Reply{}, fmt.Errorf("%s request: %w", p.id, err)
+	}
+	return p.send(ctx, r)
+}
+
+// send posts r and reads the reply.
+func (p *Provider) send(ctx context.Context, r request) (botgw.Reply, error) {
+	body, err := encode(r)
 	if err != nil {
 		return botgw.Reply{}, fmt.Errorf("%s request: %w", p.id, err)
 	}
@@ -101,13 +110,22 @@ var requestOpts = jsontext.AllowInvalidUTF8(true)
 
 // body encodes the request.
 func (p *Provider) body(req botgw.Request) ([]byte, error) {
-	msgs, err := messages(req.System, req.Messages)
+	r, err := p.request(req)
 	if err != nil {
 		return nil, err
 	}
+	return encode(r)
+}
+
+// request is the Chat Completions request of req.
+func (p *Provider) request(req botgw.Request) (request, error) {
+	msgs, err := messages(req.System, req.Messages)
+	if err != nil {
+		return request{}, err
+	}
 	tls, err := tools(req.Tools)
 	if err != nil {
-		return nil, err
+		return request{}, err
 	}
 	r := request{Model: p.cfg.Model, Messages: msgs, Tools: tls, Temperature: p.cfg.Temperature}
 	if n := int64(p.cfg.MaxTokens); n > 0 && p.official {
@@ -116,6 +134,10 @@ func (p *Provider) body(req botgw.Request) ([]byte, error) {
 		// Compatible servers document max_tokens only (Ollama, vLLM).
 		r.MaxTokens = n
 	}
+	return r, nil
+}
+
+func encode(r request) ([]byte, error) {
 	body, err := jsonv2.Marshal(r, requestOpts)
 	if err != nil {
 		return nil, fmt.Errorf("encode: %w", err)

@@ -15,6 +15,7 @@ type OpenAIRequest struct {
 	Temperature         *float64        `json:"temperature"`
 	Messages            []OpenAIMessage `json:"messages"`
 	Tools               []OpenAITool    `json:"tools"`
+	ResponseFormat      json.RawMessage `json:"response_format"`
 }
 
 // OpenAIMessage is one message of a request; Content is a string or an

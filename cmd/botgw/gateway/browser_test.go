@@ -2,45 +2,16 @@ package gateway
 
 import (
 	"context"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/botgw/botgw/internal/e2e"
 )
 
-// browser starts headless Chromium for a page test, or skips the test
-// (saying so) when none is installed. CI installs Debian's chromium.
-func browser(t *testing.T) context.Context {
-	t.Helper()
-	path := os.Getenv("BOTGW_CHROMIUM")
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if path != "" {
-			break
-		}
-		path, _ = exec.LookPath(name)
-	}
-	if path == "" {
-		t.Skip("no chromium installed: skipping the browser test (apt-get install chromium)")
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
-	t.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
-	return ctx
-}
+// browser starts headless Chromium for a page test (e2e.Browser).
+func browser(t *testing.T) context.Context { return e2e.Browser(t) }
 
 // adminLogin opens the operator console at base and logs in with token.
 func adminLogin(base, token string) chromedp.Action[chromedp.Void] {

@@ -180,14 +180,7 @@ func (gw *gateway) wire(ctx context.Context, cfg Config, tracer trace.Tracer, lo
 	trail := audit.NewLog(gw.store.AuditStream())
 	gw.bcast = &broadcast.Runner{Store: gw.store.Broadcasts(), Hooks: broadcastMetrics(met), Log: log,
 		Quiet: cfg.Proactive.rules().Waits}
-	gw.engine, err = convo.New(convo.Config{
-		SystemPrompt: cfg.SystemPrompt, StateTTL: cfg.State.TTL, TurnTimeout: turnTimeout(cfg.Provider),
-		Operators: cfg.Admin.Operators, AcceptProviders: ids,
-		MaxToolCalls: cfg.MaxToolCalls, Apology: cfg.Apology, Limits: cfg.Limits.engine(),
-		LogContent: cfg.Log.Content, Turns: cfg.Turns, ChannelTurns: cfg.Channels.Turns,
-		TakeoverTTL: cfg.Admin.TakeoverTTL, DeliveryAttempts: cfg.Admin.DeliveryAttempts,
-		NoOfferChoices: !cfg.ToolsBuiltin.offerChoices(), Proactive: cfg.Proactive.rules(),
-	}, convo.Deps{Store: gw.store, Provider: prov, Compactor: comp, Channels: gw.channels.byName(),
+	gw.engine, err = convo.New(engineConfig(cfg, ids), convo.Deps{Store: gw.store, Provider: prov, Compactor: comp, Channels: gw.channels.byName(),
 		Count: func(h []botgw.Message) int { return compaction.CountMessages(counter, h) },
 		Media: reader, Tools: tools, Audit: trail, Hooks: consentMetrics(met, met.Hooks()), Tracer: tracer, Log: log, Outgoing: gw.bcast})
 	if err != nil {
