@@ -84,4 +84,3 @@ func TestFetchMedia(t *testing.T) {
 		t.Errorf("unknown id: %v, want ErrNotFound", err)
 	}
 }
-
