@@ -51,7 +51,7 @@ func (a *Adapter) post(ctx context.Context, m botgw.Outbound, i int, msg outMess
 
 // status acts on what Meta reports about a message the channel sent. A
 // failure puts the message back in the chat's outbox through the pending
-// list (an operator's redelivery: stored once per wamid): 131047 as the
+// list (an operator's redelivery: stored once per wamid and code): 131047 as the
 // template, rate limits as it was (paced, after the hold), any other code
 // as a dead letter naming it. A status of a message the channel does not
 // know (sent by another app, or too long ago) is counted and ignored.
@@ -87,7 +87,8 @@ func (a *Adapter) status(ctx context.Context, s status, deliver botgw.Deliver) e
 		a.held(ctx, r.Chat, &apiError{Code: ge.Code})
 	}
 	a.log.Warn("WhatsApp reports a sent message failed", "chat", r.Chat, "code", ge.Code)
-	in := botgw.OperatorInput(r.Chat, "wa-failed-"+s.ID, botgw.OperatorAction{Action: botgw.OpRedeliver, Operator: Name, Reply: &r}, "")
+	// one redelivery per message and code: Meta's repeats of a status dedupe
+	in := botgw.OperatorInput(r.Chat, "wa-failed-"+s.ID+"-"+strconv.Itoa(ge.Code), botgw.OperatorAction{Action: botgw.OpRedeliver, Operator: Name, Reply: &r}, "")
 	if err := deliver(ctx, in); err != nil {
 		return fmt.Errorf("put a failed message back in %s's outbox: %w", r.Chat, err)
 	}
