@@ -201,7 +201,10 @@ type channelEvents struct {
 	desc    *prometheus.Desc
 }
 
-func (c channelEvents) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+// Describe sends nothing: the collector is unchecked, so each channel
+// that counts events (WhatsApp's linked device and its Cloud API) registers
+// one of its own under the same metric name, told apart by the channel label.
+func (c channelEvents) Describe(chan<- *prometheus.Desc) {}
 
 func (c channelEvents) Collect(ch chan<- prometheus.Metric) {
 	for event, n := range c.read() {
