@@ -76,7 +76,7 @@ func normalize(m message, contacts []contact) (botgw.Inbound, bool) {
 	}
 	if !content(m, &in) {
 		switch m.Type {
-		case "reaction", "system", "unknown", "ephemeral", "request_welcome", "order":
+		case "reaction", "edit", "revoke", "system", "unknown", "ephemeral", "request_welcome", "order":
 			return botgw.Inbound{}, false
 		}
 		in.Kind = botgw.KindUnsupported
