@@ -49,8 +49,8 @@ func ParseChatKey(s string) (ChatKey, error) {
 	return k, nil
 }
 
-// Validate checks a chat key's shape: a channel of lower-case letters and
-// digits, an id of valid UTF-8 without control characters or braces (the
+// Validate checks a chat key's shape: a channel of lower-case letters,
+// digits and underscores ("whatsapp_cloud"), an id of valid UTF-8 without control characters or braces (the
 // braces delimit Redis Cluster hash tags), each within its length limit.
 func (k ChatKey) Validate() error {
 	switch {
@@ -64,8 +64,8 @@ func (k ChatKey) Validate() error {
 		return fmt.Errorf("chat key %s: id is not valid UTF-8", quoteShort(k.String()))
 	}
 	for _, r := range k.Channel {
-		if (r < 'a' || r > 'z') && (r < '0' || r > '9') {
-			return fmt.Errorf("chat key %s: channel must be lower-case letters and digits", quoteShort(k.String()))
+		if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '_' {
+			return fmt.Errorf("chat key %s: channel must be lower-case letters, digits and underscores", quoteShort(k.String()))
 		}
 	}
 	for _, r := range k.ID {

@@ -10,13 +10,15 @@ import (
 	"github.com/botgw/botgw/channels/slack"
 	"github.com/botgw/botgw/channels/telegram"
 	"github.com/botgw/botgw/channels/web"
+	"github.com/botgw/botgw/channels/whatsappcloud"
 	"github.com/botgw/botgw/state"
 	"github.com/botgw/botgw/state/ratelimit"
 )
 
 type (
-	telegramConfig = telegram.Config
-	slackConfig    = slack.Config
+	telegramConfig      = telegram.Config
+	slackConfig         = slack.Config
+	whatsappCloudConfig = whatsappcloud.Config
 )
 
 // builtChannels are the configured adapters; web is kept apart because its
@@ -76,6 +78,13 @@ func buildChannels(ctx context.Context, cfg Config, st *state.Store, log *slog.L
 		ch, err := buildWhatsApp(ctx, c.WhatsApp, cfg.Admin.Operators["whatsapp"], st, pacer, log.With("channel", "whatsapp"))
 		if err != nil {
 			return b, fmt.Errorf("channels.whatsapp: %w", err)
+		}
+		b.all = append(b.all, ch)
+	}
+	if c.WhatsAppCloud != nil {
+		ch, err := whatsappcloud.New(*c.WhatsAppCloud, st.Client(), st.KeyPrefix(), pacer, log.With("channel", whatsappcloud.Name))
+		if err != nil {
+			return b, fmt.Errorf("channels.whatsapp_cloud: %w", err)
 		}
 		b.all = append(b.all, ch)
 	}

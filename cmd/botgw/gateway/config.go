@@ -85,6 +85,8 @@ type ChannelsConfig struct {
 	Slack    *slackConfig    `yaml:"slack"`
 	WhatsApp *whatsappConfig `yaml:"whatsapp"`
 	Web      *web.Config     `yaml:"web"`
+	// WhatsAppCloud is the WhatsApp Business Cloud API channel.
+	WhatsAppCloud *whatsappCloudConfig `yaml:"whatsapp_cloud"`
 	// Turns are the channels.<name>.turns overrides of the top-level turns
 	// section, decoded apart from the adapters' sections (turns.go).
 	Turns map[string]convo.TurnsConfig `yaml:"-"`

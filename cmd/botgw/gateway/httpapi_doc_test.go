@@ -60,6 +60,7 @@ func allRoutes(t *testing.T) map[string][]string {
 	cfg.Channels.Telegram = &telegramConfig{Token: e2eBotToken, WebhookSecret: faultSecret, APIURL: "http://127.0.0.1:1"}
 	cfg.Channels.Slack = &slackConfig{BotToken: "xoxb-doc", SigningSecret: "doc-signing-secret", APIURL: "http://127.0.0.1:1/"}
 	cfg.Channels.WhatsApp = &whatsappConfig{Store: "sqlite://" + filepath.Join(t.TempDir(), "wa.db")}
+	cfg.Channels.WhatsAppCloud = &whatsappCloudConfig{PhoneNumberID: "1", AccessToken: "t", AppSecret: "s", VerifyToken: "v"}
 	cfg.Events.Secret, cfg.Admin.Token = "doc-events-secret", "doc-admin-token"
 	cfg.Stream.Webhook = &webhook.Config{URL: "http://127.0.0.1:1/stream", Secret: "doc-stream-secret-0123"}
 	tracer, log := noop.NewTracerProvider().Tracer(""), slog.New(slog.DiscardHandler)

@@ -163,6 +163,9 @@ func (c ChannelsConfig) Names() []string {
 	if c.Web != nil {
 		n = append(n, "web")
 	}
+	if c.WhatsAppCloud != nil {
+		n = append(n, "whatsapp_cloud")
+	}
 	return n
 }
 
@@ -182,6 +185,9 @@ func (c ChannelsConfig) validate() []error {
 	}
 	if c.Web != nil {
 		errs = append(errs, c.Web.Validate())
+	}
+	if c.WhatsAppCloud != nil {
+		errs = append(errs, c.WhatsAppCloud.Validate())
 	}
 	return errs
 }
