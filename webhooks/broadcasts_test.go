@@ -52,7 +52,7 @@ func (f *fakeBroadcasts) Cancel(ctx context.Context, id string) (any, error) {
 	return f.Progress(ctx, id)
 }
 
-func broadcastServer(t *testing.T) (*fakeBroadcasts, http.Handler) {
+func broadcastServer(t testing.TB) (*fakeBroadcasts, http.Handler) {
 	t.Helper()
 	st, err := state.Open(context.Background(), state.Config{}, state.Options{}, slog.New(slog.DiscardHandler))
 	if err != nil {
