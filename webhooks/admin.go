@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 
@@ -79,7 +78,7 @@ func (a *Admin) auth(next echo.HandlerFunc) echo.HandlerFunc {
 // chatParam reads the URL-escaped chat key of the path: 400 when it is not
 // a chat key, 404 when its channel is not configured.
 func (a *Admin) chatParam(c echo.Context) (botgw.ChatKey, error) {
-	raw, err := url.PathUnescape(c.Param("chat"))
+	raw, err := pathParam(c, "chat")
 	if err != nil {
 		return botgw.ChatKey{}, echo.NewHTTPError(http.StatusBadRequest, "chat: "+err.Error())
 	}

@@ -174,15 +174,21 @@ func (ev *Events) checkChats(chats []string) error {
 }
 
 // broadcastCall authenticates GET and DELETE and answers with what fn
-// returns. A signature covers the request path in place of a body; it is
-// not claimed as a nonce: reading and cancelling again are harmless, so
-// one signature may poll within its window.
+// returns. A signature covers the method and the path in place of a body
+// (BodilessContent), so it authorises that one method; it is not claimed
+// as a nonce: reading and cancelling again are harmless, so one signature
+// may poll within its window.
 func (ev *Events) broadcastCall(c echo.Context, fn func(context.Context, string) (any, error)) error {
 	r := c.Request()
-	if _, err := ev.authenticate(r.Header, []byte(r.URL.Path)); err != nil {
+	if _, err := ev.authenticate(r.Header, BodilessContent(r.Method, r.URL.Path)); err != nil {
+		ev.log.Warn("broadcast call refused", "err", err)
 		return jsonError(c, http.StatusUnauthorized, err)
 	}
-	out, err := fn(r.Context(), c.Param("id"))
+	id, err := pathParam(c, "id")
+	if err != nil {
+		return jsonError(c, http.StatusNotFound, errors.New("id: no such broadcast"))
+	}
+	out, err := fn(r.Context(), id)
 	switch {
 	case errors.Is(err, botgw.ErrNotFound):
 		return jsonError(c, http.StatusNotFound, errors.New("id: no such broadcast"))

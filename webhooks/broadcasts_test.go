@@ -19,10 +19,11 @@ import (
 
 // fakeBroadcasts records what the routes hand over.
 type fakeBroadcasts struct {
-	mu      sync.Mutex
-	created map[string]int
-	last    botgw.Event
-	message string
+	mu        sync.Mutex
+	created   map[string]int
+	last      botgw.Event
+	message   string
+	cancelled int
 }
 
 func (f *fakeBroadcasts) Create(_ context.Context, id string, chats []string, message string, ev botgw.Event) (int, error) {
@@ -45,10 +46,13 @@ func (f *fakeBroadcasts) Progress(_ context.Context, id string) (any, error) {
 }
 
 func (f *fakeBroadcasts) Cancel(ctx context.Context, id string) (any, error) {
+	f.mu.Lock()
+	f.cancelled++
+	f.mu.Unlock()
 	return f.Progress(ctx, id)
 }
 
-func broadcastServer(t *testing.T) (*fakeBroadcasts, http.Handler) {
+func broadcastServer(t testing.TB) (*fakeBroadcasts, http.Handler) {
 	t.Helper()
 	st, err := state.Open(context.Background(), state.Config{}, state.Options{}, slog.New(slog.DiscardHandler))
 	if err != nil {
@@ -89,9 +93,12 @@ func TestBroadcastRoutes(t *testing.T) {
 		t.Errorf("event handed over: %+v", fb.last)
 	}
 	ts := strconv.FormatInt(time.Now().Unix(), 10)
-	signed := map[string]string{"X-Botgw-Timestamp": ts, "X-Botgw-Signature": Sign([]byte(secret), ts, []byte("/v1/broadcasts/final-round"))}
+	signed := map[string]string{"X-Botgw-Timestamp": ts, "X-Botgw-Signature": Sign([]byte(secret), ts, []byte("GET /v1/broadcasts/final-round"))}
 	if w := do(h, http.MethodGet, "/v1/broadcasts/final-round", "", signed); w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `"total":2`) {
 		t.Errorf("signed GET: %d %s", w.Code, w.Body)
+	}
+	if w := do(h, http.MethodDelete, "/v1/broadcasts/final-round", "", signed); w.Code != http.StatusUnauthorized || fb.cancelled != 0 {
+		t.Errorf("a GET's signature on DELETE: %d, %d cancelled; want 401 and nothing cancelled", w.Code, fb.cancelled)
 	}
 	if w := do(h, http.MethodGet, "/v1/broadcasts/other", "", signed); w.Code != http.StatusUnauthorized {
 		t.Errorf("a signature of another path: %d, want 401", w.Code)

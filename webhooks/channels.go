@@ -63,9 +63,9 @@ func (a *Admin) mountChannels(g *echo.Group) {
 // runAction runs one operator action of ch and answers with the channel's
 // view afterwards; an unknown action is 404.
 func runAction(c echo.Context, ch botgw.Channel, ac actor) error {
-	name := c.Param("action")
+	name, err := pathParam(c, "action")
 	act, ok := ac.Actions()[name]
-	if !ok {
+	if err != nil || !ok {
 		return c.JSON(http.StatusNotFound, map[string]string{"error": "action: " + ch.Name() + " has no action " + name})
 	}
 	if err := act(c.Request().Context()); err != nil {

@@ -236,8 +236,8 @@ func (a *Admin) deadLetters(c echo.Context) error {
 }
 
 func (a *Admin) deadLetterID(c echo.Context) (string, error) {
-	id := c.Param("id")
-	if !validDeadLetterID(id) {
+	id, err := pathParam(c, "id")
+	if err != nil || !validDeadLetterID(id) {
 		return "", echo.NewHTTPError(http.StatusNotFound, "id: no dead letter "+strconv.Quote(id))
 	}
 	return id, nil

@@ -153,6 +153,14 @@ func (ev *Events) authenticate(h http.Header, content []byte) (nonce string, err
 	return ev.verify(s, content)
 }
 
+// BodilessContent is what a signature covers for a request without a body
+// (GET and DELETE /v1/broadcasts/{id}) in place of one: "<METHOD> <path>",
+// so the signed string is "<timestamp>.DELETE /v1/broadcasts/final-round"
+// and a GET's signature never authorises a DELETE (docs/http-api.md).
+func BodilessContent(method, path string) []byte {
+	return []byte(method + " " + path)
+}
+
 // Sign computes the X-Botgw-Signature value for a timestamp and body.
 func Sign(secret []byte, timestamp string, body []byte) string {
 	m := hmac.New(sha256.New, secret)

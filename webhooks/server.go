@@ -36,10 +36,14 @@ type Deps struct {
 	// Broadcasts serves /v1/broadcasts (with Events' auth); nil: 404.
 	Broadcasts Broadcasts
 	Admin      *Admin // nil: /v1/admin is 404
-	// Bodies bounds the request bodies all routes hold at once; nil: a
-	// budget of guard.DefaultBodyBudget.
+	// Bodies bounds the request bodies all routes hold at once, per
+	// client and in all; nil: guard.NewBudget's defaults.
 	Bodies *guard.Budget
-	Log    *slog.Logger
+	// BodyRefused, when set, is told of every body refused for the
+	// budget or cut off at its deadline: the route pattern and why
+	// (guard.RefusedBusy, RefusedClient, RefusedTimeout).
+	BodyRefused func(route, reason string)
+	Log         *slog.Logger
 }
 
 // Server is the HTTP front of the gateway.
@@ -63,7 +67,8 @@ func New(deps Deps) *Server {
 	if deps.Bodies == nil {
 		deps.Bodies = guard.NewBudget(0, 0)
 	}
-	e.Use(nosniff, echo.WrapMiddleware(deps.Bodies.Middleware))
+	e.Pre(escapedPath)
+	e.Use(nosniff, bodies(deps.Bodies, deps.BodyRefused))
 	e.HTTPErrorHandler = jsonErrors(deps.Log)
 	s := &Server{e: e, deps: deps, log: deps.Log}
 	s.routes()

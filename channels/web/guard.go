@@ -21,6 +21,10 @@ type Site struct {
 	// PublicURL is the gateway's public base URL (public_url), if any; its
 	// origin counts as the gateway's own.
 	PublicURL string
+	// Listen is the listen address ("127.0.0.1:8080"). On a loopback
+	// listen, http://127.0.0.1:<port> and http://localhost:<port> are the
+	// gateway's own origins too (port 0: the port Listening is told of).
+	Listen string
 }
 
 // Loopback reports whether a listen address ("host:port") only accepts
@@ -65,7 +69,7 @@ const (
 // refused whatever it carries.
 func (a *Adapter) authorize(r *http.Request) (caller, string, error) {
 	if origin := r.Header.Get("Origin"); origin != "" {
-		if a.allowedOrigin(origin, r) {
+		if a.allowedOrigin(origin) {
 			return browser, "", nil
 		}
 		return 0, "origin: " + origin + " is not allowed (channels.web.allowed_origins)", errForbidden
@@ -83,47 +87,17 @@ func (a *Adapter) authorize(r *http.Request) (caller, string, error) {
 	return 0, "authorization: channels.web.token required as Bearer", errUnauthorized
 }
 
-// allowedOrigin: listed in allowed_origins, or the gateway's own origin.
-func (a *Adapter) allowedOrigin(origin string, r *http.Request) bool {
+// allowedOrigin: listed in allowed_origins, or the gateway's own origin
+// (ownOrigins). The request's Host never counts: any client can send an
+// Origin equal to the Host it sends.
+func (a *Adapter) allowedOrigin(origin string) bool {
 	o := normOrigin(origin)
-	if slices.Contains(a.origins, o) {
-		return true
-	}
-	u, err := url.Parse(o)
-	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return false // "null" (sandboxed frames, files) and anything odd
-	}
-	return strings.EqualFold(u.Host, r.Host) && a.ownHost(r.Host)
-}
-
-// ownHost reports whether a Host header names this gateway: public_url's
-// host, or an IP address or localhost. A DNS name is trusted only through
-// public_url or allowed_origins, so a rebound name (DNS rebinding) pointing
-// at a loopback gateway does not pass as its own origin.
-func (a *Adapter) ownHost(hostport string) bool {
-	if a.publicHost != "" && strings.EqualFold(hostport, a.publicHost) {
-		return true
-	}
-	host := hostport
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		host = h
-	}
-	host = strings.Trim(host, "[]")
-	return strings.EqualFold(host, "localhost") || net.ParseIP(host) != nil
+	return slices.Contains(a.origins, o) || slices.Contains(*a.own.Load(), o)
 }
 
 // normOrigin lower-cases an origin and drops a trailing slash.
 func normOrigin(s string) string {
 	return strings.TrimSuffix(strings.ToLower(strings.TrimSpace(s)), "/")
-}
-
-// publicHost is public_url's host[:port], lower-cased; "" if none.
-func publicHost(publicURL string) string {
-	u, err := url.Parse(publicURL)
-	if err != nil {
-		return ""
-	}
-	return strings.ToLower(u.Host)
 }
 
 // Validate checks the section; errors name the key (channels.web.…).

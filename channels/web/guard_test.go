@@ -34,7 +34,7 @@ func (q request) do(h http.Handler) int {
 }
 
 func TestChatAcceptsOnlyAllowedOriginsAndTrustedClients(t *testing.T) {
-	loop := Site{Loopback: true}
+	loop := Site{Loopback: true, Listen: "127.0.0.1:8080"}
 	open := Site{Loopback: false, PublicURL: "https://bot.example.com"}
 	withOrigins := Config{AllowedOrigins: []string{"https://Game.example.com/"}}
 	withToken := Config{Token: "tok"}
@@ -62,6 +62,9 @@ func TestChatAcceptsOnlyAllowedOriginsAndTrustedClients(t *testing.T) {
 		{"no origin, same-origin fetch, own host", withOrigins, open, request{host: "bot.example.com", header: map[string]string{"Sec-Fetch-Site": "same-origin"}}, 401},
 		{"no origin, same-origin fetch, token set on loopback", withToken, loop, request{host: "127.0.0.1:8080", header: map[string]string{"Sec-Fetch-Site": "same-origin"}}, 401},
 		{"lower-case bearer", withToken, open, request{host: "bot.example.com", header: map[string]string{"Authorization": "bearer tok"}}, 200},
+		{"Origin equal to Host, no public_url, token set", withToken, Site{Listen: "0.0.0.0:8080"}, request{host: "203.0.113.9", header: map[string]string{"Origin": "http://203.0.113.9"}}, 403},
+		{"Origin equal to Host, another port on loopback", Config{}, loop, request{host: "127.0.0.1:9999", header: map[string]string{"Origin": "http://127.0.0.1:9999"}}, 403},
+		{"public_url with its default port", withToken, Site{PublicURL: "https://Bot.example.com:443/chat"}, request{host: "203.0.113.9", header: map[string]string{"Origin": "https://bot.example.com"}}, 200},
 	} {
 		for _, method := range []string{http.MethodPost, http.MethodGet} {
 			stored := 0

@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/botgw/botgw"
@@ -60,14 +61,14 @@ type kept struct {
 
 // Adapter is the web channel.
 type Adapter struct {
-	cfg        Config
-	site       Site
-	origins    []string // normalised AllowedOrigins
-	publicHost string
-	log        *slog.Logger
-	now        func() time.Time
-	limit      ClientLimit   // nil: clients are not limited
-	proxies    guard.Proxies // whose X-Forwarded-For names the client
+	cfg     Config
+	site    Site
+	origins []string                 // normalised AllowedOrigins
+	own     atomic.Pointer[[]string] // the gateway's own origins (ownOrigins)
+	log     *slog.Logger
+	now     func() time.Time
+	limit   ClientLimit   // nil: clients are not limited
+	proxies guard.Proxies // whose X-Forwarded-For names the client
 
 	mu        sync.Mutex
 	waiters   map[botgw.ChatKey][]chan botgw.Outbound
@@ -91,12 +92,14 @@ func New(cfg Config, site Site, log *slog.Logger) *Adapter {
 	if cfg.PerClientPerMinute == 0 {
 		cfg.PerClientPerMinute = DefaultPerClientPerMinute
 	}
-	a := &Adapter{cfg: cfg, site: site, publicHost: publicHost(site.PublicURL), log: log, now: time.Now,
+	a := &Adapter{cfg: cfg, site: site, log: log, now: time.Now,
 		waiters:   make(map[botgw.ChatKey][]chan botgw.Outbound),
 		unclaimed: make(map[botgw.ChatKey][]kept), answered: make(map[botgw.ChatKey][]kept)}
 	for _, o := range cfg.AllowedOrigins {
 		a.origins = append(a.origins, normOrigin(o))
 	}
+	own := ownOrigins(site, listenPort(site.Listen))
+	a.own.Store(&own)
 	return a
 }
 

@@ -89,7 +89,7 @@ func buildChannels(ctx context.Context, cfg Config, st *state.Store, log *slog.L
 		b.all = append(b.all, ch)
 	}
 	if c.Web != nil {
-		site := web.Site{Loopback: web.Loopback(cfg.Listen), PublicURL: cfg.PublicURL}
+		site := web.Site{Loopback: web.Loopback(cfg.Listen), PublicURL: cfg.PublicURL, Listen: cfg.Listen}
 		b.web = web.New(*c.Web, site, log.With("channel", "web"))
 		b.all = append(b.all, b.web)
 	}

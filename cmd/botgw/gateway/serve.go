@@ -64,7 +64,7 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, onListen func(net.
 	g.Go(func() error { return gw.bcast.Run(gctx) })
 	g.Go(func() error { gw.store.RunRepair(gctx); return nil })
 	gw.stream.run(gctx, gw.store, cfg.Stream.SeqTTL, log)
-	g.Go(func() error { return gw.server.Serve(gctx, cfg.Listen, 5*time.Second, onListen) })
+	g.Go(func() error { return gw.server.Serve(gctx, cfg.Listen, 5*time.Second, gw.listening(onListen)) })
 	ls := startListeners(ctx, gw.channels.all, gw.engine.Handle, fail, log)
 	for _, ch := range gw.channels.all {
 		if s, ok := ch.(botgw.Starter); ok {
@@ -203,19 +203,20 @@ func (gw *gateway) serveHTTP(cfg Config, op *operator.API, met *metrics.Metrics,
 		return err
 	}
 	met.Registry().MustRegister(gw.stream.collectors()...)
+	proxies, err := guard.ParseProxies(cfg.TrustedProxies)
+	if err != nil {
+		return err
+	}
 	gw.server = webhooks.New(webhooks.Deps{
 		Deliver: ingress, Channels: gw.channels.all, Checks: gw.checks(),
 		Events:     events,
 		Admin:      webhooks.NewAdmin(cfg.Admin.Token, op, log).WithChannels(gw.channels.all).WithStream(gw.stream.status),
 		Broadcasts: gw.bcast,
 		Metrics:    met.Handler(), Observe: met.ObserveHTTP,
+		Bodies: guard.NewBudget(0, 0).PerClient(0, proxies), BodyRefused: met.BodiesRefused(),
 		Log: log,
 	})
 	if w := gw.channels.web; w != nil {
-		proxies, err := guard.ParseProxies(cfg.TrustedProxies)
-		if err != nil {
-			return err
-		}
 		w.LimitClients(newWebClients(gw.store.Client(), cmp.Or(cfg.Redis.KeyPrefix, state.DefaultKeyPrefix)), proxies)
 		gw.server.Handle(http.MethodGet, "/", webhooks.Page(web.Page()))
 		gw.server.Handle(http.MethodGet, "/chat.js", webhooks.Page(web.Page()))
