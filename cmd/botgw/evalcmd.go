@@ -27,7 +27,7 @@ func (e *exitError) Unwrap() error { return e.err }
 func invalid(err error) error { return &exitError{code: 2, err: err} }
 
 const evalUsage = `usage: botgw eval [-config FILE] [-model M] [-parallel N] [-repeat K] [-json FILE] [-junit FILE] [-html FILE] SUITE...
-       botgw eval record CHAT [-config FILE] | -from-export FILE | -from-stream FILE`
+       botgw eval record CHAT [-config FILE] | -from-export FILE | -from-stream FILE | -from-kafka BROKERS TOPIC [CHAT]`
 
 // evalFlags are botgw eval's options.
 type evalFlags struct {

@@ -57,7 +57,7 @@ const usage = `usage:
   botgw dead-letters retry|discard ID -config FILE
   botgw whatsapp link -config FILE [-phone NUMBER]
   botgw eval [-config FILE] [-model M] [-parallel N] [-repeat K] [-json FILE] [-junit FILE] [-html FILE] SUITE...
-  botgw eval record CHAT [-config FILE] | -from-export FILE | -from-stream FILE
+  botgw eval record CHAT [-config FILE] | -from-export FILE | -from-stream FILE | -from-kafka BROKERS TOPIC [CHAT]
   botgw health [-url http://127.0.0.1:8080/healthz]   (container HEALTHCHECK)
   botgw version
 The config file may also be given as BOTGW_CONFIG. With none, botgw runs on
