@@ -107,10 +107,12 @@ func (f *BotAPI) Delivered() []APICall {
 }
 
 // WaitFor blocks until cond holds over the calls so far. The deadline only
-// guards against a hung test; it is not a speed assertion.
+// guards against a hung test; it is not a speed assertion, and it is long
+// enough for a turn handed between two replicas under the race detector on
+// a loaded machine.
 func (f *BotAPI) WaitFor(cond func() bool) {
 	f.t.Helper()
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(30 * time.Second)
 	for {
 		f.mu.Lock()
 		changed := f.changed
