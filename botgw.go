@@ -203,8 +203,6 @@ type OperatorAction struct {
 	Operator string    `json:"operator,omitempty"` // who: "admin-api", "telegram:123", a name
 	Until    time.Time `json:"until,omitzero"`     // OpPause: when the pause ends by itself
 	Reply    *Outbound `json:"reply,omitempty"`    // OpRedeliver
-	// Override sends an OpMessage to a player who opted out (audited).
-	Override bool `json:"override,omitempty"`
 }
 
 // OperatorInput is an operator action ready for chat k's pending list;
@@ -279,9 +277,9 @@ type Outbound struct {
 	// Proactive is set on what the player did not just ask for: a
 	// broadcast's message, the reply to an event with respond, an
 	// operator's message. Replies to the player's own input leave it
-	// unset. The consent rules (opt-out, quiet hours) and platform rules
-	// such as WhatsApp's 24-hour window apply to proactive sends only
-	// (docs/operating.md).
+	// unset. Platform rules for messages the player did not ask for, such
+	// as the WhatsApp Cloud API's 24-hour window, apply to proactive sends
+	// only (docs/whatsapp-cloud.md).
 	Proactive bool `json:"proactive,omitempty"`
 	// Pace is the chat's own send pace for this send, set by the engine
 	// while its worker holds the chat's lease; nil: the adapter paces the

@@ -219,18 +219,15 @@ type Broadcast struct {
 
 // BroadcastInfo is a broadcast's definition and progress.
 type BroadcastInfo struct {
-	ID        string
-	Message   string
-	Event     Event
-	State     string
-	Total     int
-	Cursor    int // items queued into their chats so far
-	Done      int
-	Failed    int
-	Cancelled int
-	// SkippedOptedOut counts the items not sent because their player
-	// opted out.
-	SkippedOptedOut int
-	StartedAt       time.Time
-	FinishedAt      time.Time
+	ID         string
+	Message    string
+	Event      Event
+	State      string
+	Total      int
+	Cursor     int // items queued into their chats so far
+	Done       int
+	Failed     int
+	Cancelled  int
+	StartedAt  time.Time
+	FinishedAt time.Time
 }

@@ -18,8 +18,6 @@ const (
 	ActionToolResult = "tool_result" // the tool's result (or error)
 	ActionOperator   = "operator"    // pause, resume, an operator's message
 	ActionReset      = "reset"       // the conversation was forgotten
-	ActionOptOut     = "opt_out"     // the player asked not to be messaged (/stop)
-	ActionOptIn      = "opt_in"      // the player lifted their opt-out (/start)
 )
 
 // Stream record senders that are not a user or an operator.

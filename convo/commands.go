@@ -34,9 +34,6 @@ type chatView struct {
 	// operator is set while a command of an operator runs (/status shows
 	// them a takeover).
 	operator bool
-	// optedOut is set when the chat opted out of proactive messages; read
-	// only for a turn with proactive input (consent.go).
-	optedOut bool
 }
 
 // commandTable lists the in-chat commands; the engine keeps it (cmdHelp
@@ -47,8 +44,6 @@ func commandTable() []command {
 		{Name: "status", Help: "turns, stored size, tokens used and time to expiry (operators: /status <chat>)", Own: cmdStatus, Other: cmdStatusOther},
 		{Name: "pause", Help: "operators: /pause <chat> [duration]: take a chat over (the assistant stops answering)", Own: cmdTakeoverUsage, Other: cmdPause},
 		{Name: "resume", Help: "operators: /resume <chat>: hand a chat back to the assistant", Own: cmdTakeoverUsage, Other: cmdResume},
-		{Name: "stop", Help: "stop messages you did not ask for (broadcasts, notices); /start undoes it", Own: cmdStop},
-		{Name: "start", Help: "receive messages you did not ask for again", Own: cmdStart},
 		{Name: "help", Help: "list the commands", Own: cmdHelp},
 	}
 }
@@ -68,9 +63,6 @@ func (e *Engine) command(in botgw.Inbound) (*command, string, bool) {
 // Telegram's "/reset@MyBot" included). Unknown slash words are plain text.
 func (e *Engine) parseCommand(text string) (*command, string, bool) {
 	text = strings.TrimSpace(text)
-	if e.cfg.Proactive.IsStopWord(text) {
-		text = "/stop"
-	}
 	if !strings.HasPrefix(text, "/") {
 		return nil, "", false
 	}

@@ -71,10 +71,6 @@ func (e *Engine) deliverOne(ctx context.Context, k botgw.ChatKey, m botgw.Outbou
 // its broadcast items fail with the reason, and its text, if any, waits in
 // the dead letters for an operator to send.
 func (e *Engine) hold(ctx context.Context, k botgw.ChatKey, m botgw.Outbound, log *slog.Logger) {
-	if m.Held == heldOptedOut { // the player's choice: nothing owed, nothing kept
-		e.sent(ctx, m, botgw.ErrOptedOut)
-		return
-	}
 	if m.Text != "" {
 		e.dead().Reply(ctx, k, m, "held: "+m.Held, 0, log)
 	}

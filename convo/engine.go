@@ -20,7 +20,6 @@ import (
 
 	"github.com/botgw/botgw"
 	"github.com/botgw/botgw/convo/audit"
-	"github.com/botgw/botgw/convo/consent"
 	"github.com/botgw/botgw/convo/lease"
 	"github.com/botgw/botgw/convo/limits"
 	"github.com/botgw/botgw/convo/spans"
@@ -62,9 +61,6 @@ type Config struct {
 	// NoOfferChoices turns the built-in tool offer_choices off
 	// (tools_builtin.offer_choices: false).
 	NoOfferChoices bool
-	// Proactive are the consent rules of proactive messages: stop words,
-	// quiet hours (convo/consent).
-	Proactive consent.Rules
 }
 
 func (c Config) withDefaults() Config {

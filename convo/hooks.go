@@ -27,11 +27,6 @@ type Hooks struct {
 	Backlog func(channel string, pending, outbox int)
 	// DeadLetter reports a reply or input moved to the dead letters.
 	DeadLetter func(channel, kind string)
-	// OptOut reports a player's opt-out ("stop") or opt-in ("start").
-	OptOut func(action string)
-	// Proactive reports a proactive message the consent rules kept from
-	// a player: "skipped_opted_out" (convo/consent).
-	Proactive func(outcome string)
 }
 
 // TurnStats describes one turn, for metrics. It never holds message text.
@@ -99,17 +94,5 @@ func (h Hooks) lease(channel string, delta int) {
 func (h Hooks) backlog(channel string, snap botgw.Snapshot) {
 	if h.Backlog != nil {
 		h.Backlog(channel, len(snap.Pending), len(snap.Outbox))
-	}
-}
-
-func (h Hooks) optOut(action string) {
-	if h.OptOut != nil {
-		h.OptOut(action)
-	}
-}
-
-func (h Hooks) proactive(outcome string) {
-	if h.Proactive != nil {
-		h.Proactive(outcome)
 	}
 }

@@ -54,7 +54,7 @@ func testTakeover(t *testing.T, st *state.Store) {
 	if n := len(a.prov.Requests()) + len(b.prov.Requests()); n != 1 {
 		t.Fatalf("model calls = %d after the paused-time message, want 1 (only before the pause)", n)
 	}
-	if err := op.Say(ctx, testChat, "Hi, Sam from support here: take the left path.", botgw.Offer{}, "Sam", "admin-api", false); err != nil {
+	if err := op.Say(ctx, testChat, "Hi, Sam from support here: take the left path.", botgw.Offer{}, "Sam", "admin-api"); err != nil {
 		t.Fatal(err)
 	}
 	sent := sentByEither(t, 2, a, b)

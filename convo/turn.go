@@ -46,7 +46,6 @@ func (e *Engine) turn(ctx context.Context, k botgw.ChatKey, snap botgw.Snapshot,
 		env = e.load(snap.Blob, log)
 	}
 	view := chatView{chat: k, env: env, size: len(snap.Blob), ttl: snap.TTL}
-	e.readOptOut(ctx, &view, snap.Pending, log)
 	b := e.collect(ctx, &view, snap.Pending, log)
 	env = view.env
 	e.respond(ctx, k, env, &b, &stats, now, log)
@@ -126,12 +125,6 @@ func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbou
 			continue
 		}
 		v.env.MarkSeen(in.ID)
-		if proactiveInput(in) && !e.proactiveAllowed(v, &b, in) {
-			in = asContext(in)
-			if in.Kind != botgw.KindEvent {
-				continue
-			}
-		}
 		switch in.Kind {
 		case botgw.KindEvent:
 			if in.Event != nil {
@@ -180,12 +173,7 @@ func (e *Engine) collect(ctx context.Context, v *chatView, pending []botgw.Inbou
 			if cmd, args, ok := e.command(in); ok {
 				b.last = in
 				reply, reset := e.runCommand(ctx, v, in, cmd, args, log)
-				if reply == "" { // the command passed: the words are the player's
-					b.addUser(in)
-					continue
-				}
 				b.replies = append(b.replies, reply)
-				b.recordConsent(in, cmd.Name, v.optedOut)
 				if reset {
 					b.user, b.asked, b.respond = nil, false, false
 					b.record(in.Chat, streamrec.UserAgent(in), botgw.ActionReset, "", in.At)

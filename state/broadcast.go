@@ -29,7 +29,7 @@ func (b Broadcasts) key(id, part string) string { return b.s.prefix + ":{bc:" + 
 func (b Broadcasts) active() string             { return b.s.prefix + ":broadcasts" }
 
 // outcomes are the bitmaps an item lands in once settled.
-var outcomes = []string{"done", "failed", "cancelled", "skipped_opted_out"}
+var outcomes = []string{"done", "failed", "cancelled"}
 
 // Create stores bc and lists it as running, atomically for its own keys. If
 // the id exists it changes nothing and reports created false with the
@@ -113,8 +113,7 @@ func (b Broadcasts) Get(ctx context.Context, id string) (botgw.BroadcastInfo, er
 	return botgw.BroadcastInfo{ID: id, Message: m["message"], State: m["state"], Total: atoi("total"), Cursor: atoi("cursor"),
 		Event: ev,
 		Done:  int(counts[0].Val()), Failed: int(counts[1].Val()), Cancelled: int(counts[2].Val()),
-		SkippedOptedOut: int(counts[3].Val()),
-		StartedAt:       msTime("started_at"), FinishedAt: msTime("finished_at")}, nil
+		StartedAt: msTime("started_at"), FinishedAt: msTime("finished_at")}, nil
 }
 
 // Chats returns the chat keys at positions [from, from+n).
@@ -135,8 +134,7 @@ func (b Broadcasts) Running(ctx context.Context) ([]string, error) {
 	return ids, nil
 }
 
-// Mark records the outcome ("done", "failed", "cancelled",
-// "skipped_opted_out") of item index.
+// Mark records the outcome ("done", "failed", "cancelled") of item index.
 // Marking twice is harmless.
 func (b Broadcasts) Mark(ctx context.Context, id string, index int, outcome string) error {
 	if err := b.s.c.SetBit(ctx, b.key(id, outcome), int64(index), 1).Err(); err != nil {

@@ -97,13 +97,6 @@ func (a *Admin) list(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	switch c.QueryParam("opted_out") {
-	case "true":
-		return a.optedOutList(c, n)
-	case "", "false":
-	default:
-		return echo.NewHTTPError(http.StatusBadRequest, "opted_out: want true")
-	}
 	if a.console != nil {
 		return a.chatList(c, n)
 	}

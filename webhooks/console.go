@@ -27,7 +27,7 @@ type Console interface {
 	Pause(ctx context.Context, k botgw.ChatKey, d time.Duration, actor string) (time.Time, error)
 	Resume(ctx context.Context, k botgw.ChatKey, actor string) error
 	// Say sends text to the chat as the assistant, signed by operator.
-	Say(ctx context.Context, k botgw.ChatKey, text string, offer botgw.Offer, operator, actor string, override bool) error
+	Say(ctx context.Context, k botgw.ChatKey, text string, offer botgw.Offer, operator, actor string) error
 	// Inject adds an app event to the chat.
 	Inject(ctx context.Context, k botgw.ChatKey, ev botgw.Event, actor string) error
 	// Chats lists chats newest activity first (botgw.ChatIndex);
@@ -158,7 +158,6 @@ func (a *Admin) message(c echo.Context) error {
 	var body struct {
 		Text     string `json:"text"`
 		Operator string `json:"operator"`
-		Override bool   `json:"override"` // send to a player who opted out (audited)
 		offerIn
 	}
 	if err := readBody(c, &body); err != nil {
@@ -178,10 +177,7 @@ func (a *Admin) message(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, "operator: longer than 100 characters")
 	}
 	op := strings.TrimSpace(body.Operator)
-	if err := a.console.Say(c.Request().Context(), k, body.Text, offer, op, actorOf(op), body.Override); err != nil {
-		if errors.Is(err, botgw.ErrOptedOut) {
-			return echo.NewHTTPError(http.StatusConflict, "chat: the player opted out of proactive messages (/stop); send with \"override\": true to message them anyway (audited)")
-		}
+	if err := a.console.Say(c.Request().Context(), k, body.Text, offer, op, actorOf(op)); err != nil {
 		return notFound(err, "chat", "conversation "+k.String())
 	}
 	return c.JSON(http.StatusAccepted, map[string]any{"accepted": true})

@@ -57,10 +57,6 @@ type Runner struct {
 	Log     *slog.Logger
 	Window  int           // items in flight per broadcast; DefaultWindow if 0
 	Poll    time.Duration // how often to look for work; DefaultPoll if 0
-	// Quiet reports whether a message due at now waits for the bot's
-	// quiet hours to end (consent.Rules.Waits); nil: none.
-	Quiet func(now time.Time) (time.Time, bool)
-	Now   func() time.Time // the clock Quiet is read on; nil: time.Now
 
 	token string
 	kick  chan struct{}
@@ -143,30 +139,16 @@ func (r *Runner) step(ctx context.Context, id string) error {
 	if err != nil || info.State != botgw.BroadcastRunning {
 		return err
 	}
-	settled := info.Done + info.Failed + info.Cancelled + info.SkippedOptedOut
+	settled := info.Done + info.Failed + info.Cancelled
 	if info.Cursor >= info.Total && settled >= info.Total {
 		r.Log.Info("broadcast finished", "broadcast", id, "done", info.Done, "failed", info.Failed)
 		return r.Store.Finish(ctx, id)
 	}
 	n := min(r.Window-(info.Cursor-settled), info.Total-info.Cursor)
-	if n <= 0 || r.quiet() {
+	if n <= 0 {
 		return nil
 	}
 	return r.queue(ctx, info, n)
-}
-
-// quiet reports whether items are due inside the quiet hours: they are
-// queued once the hours end, the ones already queued go on.
-func (r *Runner) quiet() bool {
-	if r.Quiet == nil {
-		return false
-	}
-	now := time.Now
-	if r.Now != nil {
-		now = r.Now
-	}
-	_, in := r.Quiet(now())
-	return in
 }
 
 // queue delivers up to n items from the cursor and moves the cursor past
@@ -253,8 +235,6 @@ func (r *Runner) Sent(ctx context.Context, m botgw.Outbound, err error) {
 	switch {
 	case errors.Is(err, botgw.ErrCancelled):
 		outcome = "cancelled"
-	case errors.Is(err, botgw.ErrOptedOut):
-		outcome = "skipped_opted_out"
 	case err != nil:
 		outcome = "failed"
 	}

@@ -13,8 +13,6 @@ import (
 	"github.com/botgw/botgw/channels/channeltest"
 	"github.com/botgw/botgw/convo"
 	"github.com/botgw/botgw/convo/codec"
-	"github.com/botgw/botgw/convo/consent"
-	"github.com/botgw/botgw/internal/fakeclock"
 	"github.com/botgw/botgw/providers/fake"
 	"github.com/botgw/botgw/state"
 )
@@ -183,39 +181,5 @@ func TestCancelStopsRepliesWaitingForTheirSlot(t *testing.T) {
 	p := r.wait(t, "b3", func(p Progress) bool { return p.Cancelled == 4 })
 	if p.State != botgw.BroadcastCancelled || p.Pending != 0 || p.Done != 0 {
 		t.Errorf("progress %+v, want 4 cancelled, none pending or done", p)
-	}
-}
-
-// Inside the quiet hours a broadcast queues nothing and its status counts
-// the items waiting; a player's own message is still answered; once the
-// hours end the items go out.
-func TestQuietHoursHoldABroadcastUntilTheyEnd(t *testing.T) {
-	ch := channeltest.NewRecorder("test")
-	r := newRig(t, ch)
-	q, err := consent.ParseQuietHours("22:00", "08:00", "Europe/London")
-	if err != nil {
-		t.Fatal(err)
-	}
-	clock := fakeclock.New(time.Date(2026, 11, 28, 23, 0, 0, 0, q.Loc))
-	r.runner.Quiet, r.runner.Now = consent.Rules{Quiet: q}.Waits, clock.Now
-	ctx := context.Background()
-	if _, err := r.runner.Create(ctx, "night", chats(3), "Round two at dawn", botgw.Event{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.eng.Handle(ctx, botgw.Inbound{Chat: botgw.ChatKey{Channel: "test", ID: "p0"}, ID: "m1", UserID: "u", Text: "hi"}); err != nil {
-		t.Fatal(err)
-	}
-	if got := ch.Wait(t, 1, 5*time.Second)[0]; got.Text == "" || got.Proactive {
-		t.Fatalf("the player's reply inside quiet hours = %+v, want the answer, not proactive", got)
-	}
-	p := r.wait(t, "night", func(p Progress) bool { return p.WaitingQuietHours == 3 })
-	if p.Queued != 0 || p.Done != 0 {
-		t.Errorf("inside quiet hours: %+v, want nothing queued", p)
-	}
-	clock.Advance(9 * time.Hour) // 08:00
-	r.runner.Kick()
-	p = r.wait(t, "night", func(p Progress) bool { return p.State == botgw.BroadcastFinished })
-	if p.Done != 3 || p.WaitingQuietHours != 0 {
-		t.Errorf("after the quiet hours: %+v, want 3 done", p)
 	}
 }

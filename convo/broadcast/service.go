@@ -11,21 +11,16 @@ import (
 // the items not settled yet; Cancelled counts the items a cancel stopped
 // (queued but not sent, or never queued).
 type Progress struct {
-	ID        string `json:"id"`
-	State     string `json:"state"` // running, finished, cancelled
-	Total     int    `json:"total"`
-	Queued    int    `json:"queued"`
-	Done      int    `json:"done"`
-	Failed    int    `json:"failed"`
-	Cancelled int    `json:"cancelled"`
-	// SkippedOptedOut counts the items whose player opted out (not sent);
-	// WaitingQuietHours the items not queued yet because the bot's quiet
-	// hours hold them.
-	SkippedOptedOut   int        `json:"skipped_opted_out"`
-	WaitingQuietHours int        `json:"waiting_quiet_hours"`
-	Pending           int        `json:"pending"`
-	StartedAt         time.Time  `json:"started_at"`
-	FinishedAt        *time.Time `json:"finished_at"`
+	ID         string     `json:"id"`
+	State      string     `json:"state"` // running, finished, cancelled
+	Total      int        `json:"total"`
+	Queued     int        `json:"queued"`
+	Done       int        `json:"done"`
+	Failed     int        `json:"failed"`
+	Cancelled  int        `json:"cancelled"`
+	Pending    int        `json:"pending"`
+	StartedAt  time.Time  `json:"started_at"`
+	FinishedAt *time.Time `json:"finished_at"`
 }
 
 // Create stores a broadcast and wakes the runner (webhooks.Broadcasts).
@@ -48,11 +43,7 @@ func (r *Runner) Progress(ctx context.Context, id string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := progress(info)
-	if p.State == botgw.BroadcastRunning && r.quiet() {
-		p.WaitingQuietHours = p.Total - p.Queued
-	}
-	return p, nil
+	return progress(info), nil
 }
 
 // Cancel stops a broadcast and returns its progress.
@@ -69,11 +60,11 @@ func (r *Runner) Cancel(ctx context.Context, id string) (any, error) {
 
 func progress(info botgw.BroadcastInfo) Progress {
 	p := Progress{ID: info.ID, State: info.State, Total: info.Total, Queued: info.Cursor, Done: info.Done,
-		Failed: info.Failed, Cancelled: info.Cancelled, SkippedOptedOut: info.SkippedOptedOut, StartedAt: info.StartedAt}
+		Failed: info.Failed, Cancelled: info.Cancelled, StartedAt: info.StartedAt}
 	if info.State == botgw.BroadcastCancelled {
 		p.Cancelled += info.Total - info.Cursor
 	}
-	p.Pending = max(0, p.Total-p.Done-p.Failed-p.Cancelled-p.SkippedOptedOut)
+	p.Pending = max(0, p.Total-p.Done-p.Failed-p.Cancelled)
 	if !info.FinishedAt.IsZero() {
 		p.FinishedAt = &info.FinishedAt
 	}

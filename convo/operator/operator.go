@@ -59,10 +59,6 @@ type ChatView struct {
 	// the chat.
 	PausedUntil string `json:"paused_until,omitempty"`
 	PausedBy    string `json:"paused_by,omitempty"`
-	// OptedOut and OptedOutAt (RFC 3339) are set while the player opts
-	// out of proactive messages (/stop).
-	OptedOut   bool   `json:"opted_out"`
-	OptedOutAt string `json:"opted_out_at,omitempty"`
 }
 
 // List pages through the chats that have state.
@@ -80,9 +76,6 @@ func (o *API) Show(ctx context.Context, k botgw.ChatKey) (any, error) {
 		TTLSeconds: info.TTL.Seconds(), Version: info.Version, Pending: info.Pending, Outbox: info.Outbox,
 		Events: []botgw.Message{}, History: []botgw.Message{}}
 	defer v.applyOps(info.Ops, time.Now())
-	if err := o.optOutOf(ctx, k, v); err != nil {
-		return nil, err
-	}
 	if info.Blob == nil {
 		return v, nil
 	}

@@ -74,7 +74,7 @@ func TestOperatorReadsItsOwnWrites(t *testing.T) {
 	if got := listed(); !got.Equal(until) {
 		t.Errorf("chat list right after the pause: paused until %v, want %v", got, until)
 	}
-	if err := op.Say(ctx, k, "Sam here.", botgw.Offer{}, "Sam", "admin-api", false); err != nil {
+	if err := op.Say(ctx, k, "Sam here.", botgw.Offer{}, "Sam", "admin-api"); err != nil {
 		t.Fatal(err)
 	}
 	if h := show().History; len(h) != 2 || h[1].Text != "Sam here." || h[1].Operator != "Sam" {

@@ -63,22 +63,12 @@ func (o *API) Resume(ctx context.Context, k botgw.ChatKey, actor string) error {
 }
 
 // Say sends text to chat k through its channel as the assistant, signed by
-// operator in the history, offering the player what offer holds. A player
-// who opted out gets it only with override (audited); without, Say fails
-// with botgw.ErrOptedOut.
-func (o *API) Say(ctx context.Context, k botgw.ChatKey, text string, offer botgw.Offer, operator, actor string, override bool) error {
-	in := botgw.OperatorInput(k, "", botgw.OperatorAction{Action: botgw.OpMessage, Operator: operator, Override: override}, text)
+// operator in the history, offering the player what offer holds.
+func (o *API) Say(ctx context.Context, k botgw.ChatKey, text string, offer botgw.Offer, operator, actor string) error {
+	in := botgw.OperatorInput(k, "", botgw.OperatorAction{Action: botgw.OpMessage, Operator: operator}, text)
 	in.Offer = offer
-	entry := audit.Entry{Actor: actor, Action: "message", Target: k.String(), Detail: "as " + operator}
-	err := o.optedOut(ctx, k)
-	switch {
-	case err != nil && override && errors.Is(err, botgw.ErrOptedOut):
-		entry.Detail += "; override: the player opted out"
-		err = o.act(ctx, k, in)
-	case err == nil:
-		err = o.act(ctx, k, in)
-	}
-	o.record(ctx, entry, err)
+	err := o.act(ctx, k, in)
+	o.record(ctx, audit.Entry{Actor: actor, Action: "message", Target: k.String(), Detail: "as " + operator}, err)
 	if err != nil {
 		return fmt.Errorf("send operator message to %s: %w", k, err)
 	}
@@ -95,23 +85,6 @@ func (o *API) Inject(ctx context.Context, k botgw.ChatKey, ev botgw.Event, actor
 	o.record(ctx, audit.Entry{Actor: actor, Action: "event", Target: k.String()}, err)
 	if err != nil {
 		return fmt.Errorf("inject event into %s: %w", k, err)
-	}
-	return nil
-}
-
-// optedOut fails with botgw.ErrOptedOut when chat k opted out of proactive
-// messages (one Redis read).
-func (o *API) optedOut(ctx context.Context, k botgw.ChatKey) error {
-	oo, ok := o.Store.(botgw.OptOuts)
-	if !ok {
-		return nil
-	}
-	at, err := oo.OptedOut(ctx, k)
-	if err != nil {
-		return err
-	}
-	if !at.IsZero() {
-		return fmt.Errorf("chat %s since %s: %w", k, at.UTC().Format(time.RFC3339), botgw.ErrOptedOut)
 	}
 	return nil
 }

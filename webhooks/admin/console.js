@@ -41,12 +41,6 @@ function renderPause(v) {
   $("pause-state").textContent = paused
     ? "Paused until " + new Date(v.paused_until).toLocaleString() + (v.paused_by ? " by " + v.paused_by : "") + ": the assistant is quiet, you talk."
     : "Not paused: the assistant answers.";
-  if (v.opted_out) {
-    const badge = document.createElement("span");
-    badge.className = "badge opted-out";
-    badge.textContent = "opted out since " + new Date(v.opted_out_at).toLocaleString() + ": no broadcasts, no messages they did not ask for";
-    $("pause-state").append(" ", badge);
-  }
   $("pause").disabled = !v.chat;
   $("resume").disabled = !paused;
 }

@@ -45,8 +45,7 @@ type Config struct {
 	Stream         StreamConfig      `yaml:"stream"`
 	Admin          AdminConfig       `yaml:"admin"`
 	Log            LogConfig         `yaml:"log"`
-	Proactive      ProactiveConfig   `yaml:"proactive"` // stop words, quiet hours
-	Eval           EvalConfig        `yaml:"eval"`      // botgw eval (docs/evaluating.md)
+	Eval           EvalConfig        `yaml:"eval"` // botgw eval (docs/evaluating.md)
 }
 
 // ToolsBuiltin turns the gateway's own tools on or off.

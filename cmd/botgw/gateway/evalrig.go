@@ -53,7 +53,7 @@ func engineConfig(cfg Config, ids []string) convo.Config {
 		MaxToolCalls: cfg.MaxToolCalls, Apology: cfg.Apology, Limits: cfg.Limits.engine(),
 		LogContent: cfg.Log.Content, Turns: cfg.Turns, ChannelTurns: cfg.Channels.Turns,
 		TakeoverTTL: cfg.Admin.TakeoverTTL, DeliveryAttempts: cfg.Admin.DeliveryAttempts,
-		NoOfferChoices: !cfg.ToolsBuiltin.offerChoices(), Proactive: cfg.Proactive.rules(),
+		NoOfferChoices: !cfg.ToolsBuiltin.offerChoices(),
 	}
 }
 

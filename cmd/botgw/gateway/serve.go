@@ -178,11 +178,10 @@ func (gw *gateway) wire(ctx context.Context, cfg Config, tracer trace.Tracer, lo
 		return err
 	}
 	trail := audit.NewLog(gw.store.AuditStream())
-	gw.bcast = &broadcast.Runner{Store: gw.store.Broadcasts(), Hooks: broadcastMetrics(met), Log: log,
-		Quiet: cfg.Proactive.rules().Waits}
+	gw.bcast = &broadcast.Runner{Store: gw.store.Broadcasts(), Hooks: broadcastMetrics(met), Log: log}
 	gw.engine, err = convo.New(engineConfig(cfg, ids), convo.Deps{Store: gw.store, Provider: prov, Compactor: comp, Channels: gw.channels.byName(),
 		Count: func(h []botgw.Message) int { return compaction.CountMessages(counter, h) },
-		Media: reader, Tools: tools, Audit: trail, Hooks: consentMetrics(met, met.Hooks()), Tracer: tracer, Log: log, Outgoing: gw.bcast})
+		Media: reader, Tools: tools, Audit: trail, Hooks: met.Hooks(), Tracer: tracer, Log: log, Outgoing: gw.bcast})
 	if err != nil {
 		return err
 	}

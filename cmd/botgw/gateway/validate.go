@@ -55,7 +55,6 @@ func (c Config) Validate() error {
 	errs = append(errs, c.Admin.validate()...)
 	errs = append(errs, c.Stream.validate()...)
 	errs = append(errs, validateEventsKafka(c.Events.Kafka)...)
-	errs = append(errs, c.Proactive.validate()...)
 	errs = append(errs, c.Eval.validate()...)
 	if !slices.Contains([]string{"", "debug", "info", "warn", "error"}, c.Log.Level) {
 		bad("log.level", "want debug, info, warn or error, got %q", c.Log.Level)
